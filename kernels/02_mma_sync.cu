@@ -1,0 +1,208 @@
+// Kernel 02 — tensor cores through mma.sync, fed by ldmatrix from XOR-swizzled shared memory and a
+// cp.async multistage pipeline.
+//
+// Kernel 01 spends one FFMA instruction per multiply-add. An mma.sync.m16n8k16 instruction does 2048
+// multiply-adds for one warp, so the arithmetic stops being the limit and the work becomes feeding the
+// tensor cores:
+//
+//   cp.async      global -> shared copies that skip the register file and run in the background; a ring of
+//                 4 stages keeps 3 k tiles in flight while the fourth is computed.
+//   swizzle       a 128-byte row of the tile (64 bf16) covers all 32 banks; storing 16-byte chunk c of row r
+//                 at position c ^ (r % 8) makes ldmatrix's 8-row column reads conflict-free (common/swizzle.h).
+//   ldmatrix.x4   one instruction loads a 16×16 bf16 fragment into the exact register layout mma expects.
+//   mma.sync      m16n8k16, bf16 inputs, fp32 accumulators; a warp owns a 64×64 tile = 4×8 instructions
+//                 per k16 step, and the next step's fragments are loaded while these run.
+//
+// Block tile 128×256×64 with 8 warps (2 along M × 4 along N). Shapes: any M, N, K ≥ 1. When K is a
+// multiple of 8, rows are 16-byte aligned and cp.async zero-fills the chunks past M, N or K; otherwise the
+// same kernel is instantiated with element-wise loads (synchronous, same swizzled layout).
+
+#include <cstdint>
+
+#include "common/cuda_check.h"
+#include "common/gemm_problem.h"
+#include "common/mma_sync.h"
+#include "common/row_chunk.h"
+#include "common/swizzle.h"
+
+namespace gemm {
+namespace {
+
+// ---- tile parameters --------------------------------------------------------------------------------
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 256;
+constexpr int kBlockK = 64;   // one 128-byte swizzle row per tile row
+constexpr int kStages = 4;    // 4 × 48 KB = 192 KB of the 227 KB an SM offers; one CTA per SM
+constexpr int kWarpsM = 2;
+constexpr int kWarpsN = 4;
+constexpr int kThreads = kWarpsM * kWarpsN * 32;
+constexpr int kWarpM = kBlockM / kWarpsM;  // 64
+constexpr int kWarpN = kBlockN / kWarpsN;  // 64
+constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;   // the instruction's shape
+constexpr int kTilesM = kWarpM / kMmaM;  // 4 m16 tiles per warp
+constexpr int kTilesN = kWarpN / kMmaN;  // 8 n8 tiles per warp
+constexpr int kChunksPerRow = kBlockK * 2 / 16;  // 8 chunks of 16 bytes
+
+constexpr int kStageBytesA = kBlockM * kBlockK * 2;
+constexpr int kStageBytesB = kBlockN * kBlockK * 2;
+constexpr int kStageBytes = kStageBytesA + kStageBytesB;
+constexpr int kSharedBytes = kStages * kStageBytes;
+
+static_assert(kBlockK * 2 == kSwizzleRowBytes, "a tile row is exactly one swizzle row");
+static_assert((kBlockM * kChunksPerRow) % kThreads == 0 && (kBlockN * kChunksPerRow) % kThreads == 0);
+static_assert(kStageBytesA % kSwizzleAtomBytes == 0);
+
+// Copy a (tile_rows × 64) tile of a K-major matrix into shared memory, swizzled. Thread t copies chunks
+// t, t + 256, ...: a warp covers 4 whole rows (4 × 128 contiguous bytes of global memory) per pass.
+template <bool kAsyncCopy, int kTileRows>
+__device__ __forceinline__ void load_tile(char* tile, const bf16* matrix, int rows, int K, int first_row, int k0) {
+#pragma unroll
+  for (int pass = 0; pass < kTileRows * kChunksPerRow / kThreads; ++pass) {
+    const int chunk_id = threadIdx.x + pass * kThreads;
+    const int row = chunk_id / kChunksPerRow;
+    const int chunk = chunk_id % kChunksPerRow;
+    const int global_row = first_row + row;
+    const int k = k0 + chunk * 8;
+    char* destination = tile + swizzled_chunk_offset(row, chunk);
+    if constexpr (kAsyncCopy) {
+      // K % 8 == 0: a chunk is entirely inside or outside. Outside chunks read 0 bytes (zero-fill) from
+      // a valid dummy address.
+      const bool inside = global_row < rows && k < K;
+      const bf16* source = inside ? matrix + static_cast<size_t>(global_row) * K + k : matrix;
+      cp_async_16(smem_address(destination), source, inside ? 16 : 0);
+    } else {
+      const uint4 bits = load_row_chunk<false>(matrix, rows, K, global_row, k);
+      *reinterpret_cast<uint4*>(destination) = bits;
+    }
+  }
+}
+
+struct Fragments {
+  uint32_t a[kTilesM][4];     // four 16×16 A fragments
+  uint32_t b[kTilesN][2];     // eight 16×8 B fragments
+};
+
+// Load the fragments of k16 step `k_step` (0-3) of a stage. ldmatrix.x4 takes one row address per lane:
+//   A, per m16 tile: lane l gives row l % 16, chunk 2·k_step + l / 16
+//        -> matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15) = a[0..3]
+//   B, per pair of n8 tiles: lane l gives row (l / 16)·8 + l % 8, chunk 2·k_step + (l / 8) % 2
+//        -> (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15) = b[2p][0..1], b[2p+1][0..1]
+__device__ __forceinline__ void load_fragments(Fragments& frag, uint32_t stage_a, uint32_t stage_b, int warp_row,
+                                               int warp_col, int lane, int k_step) {
+#pragma unroll
+  for (int tm = 0; tm < kTilesM; ++tm) {
+    const int row = warp_row + tm * kMmaM + lane % 16;
+    ldmatrix_x4(frag.a[tm], stage_a + swizzled_chunk_offset(row, 2 * k_step + lane / 16));
+  }
+#pragma unroll
+  for (int pair = 0; pair < kTilesN / 2; ++pair) {
+    const int row = warp_col + pair * 2 * kMmaN + (lane / 16) * 8 + lane % 8;
+    uint32_t regs[4];
+    ldmatrix_x4(regs, stage_b + swizzled_chunk_offset(row, 2 * k_step + (lane / 8) % 2));
+    frag.b[2 * pair][0] = regs[0];
+    frag.b[2 * pair][1] = regs[1];
+    frag.b[2 * pair + 1][0] = regs[2];
+    frag.b[2 * pair + 1][1] = regs[3];
+  }
+}
+
+template <bool kAsyncCopy>
+__global__ void __launch_bounds__(kThreads, 1) mma_sync_kernel(GemmProblem problem) {
+  extern __shared__ __align__(1024) char smem[];
+  const int M = problem.m, N = problem.n, K = problem.k;
+
+  const int tiles_n = ceil_div(N, kBlockN);
+  const int block_row = (blockIdx.x / tiles_n) * kBlockM;
+  const int block_col = (blockIdx.x % tiles_n) * kBlockN;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int warp_row = (warp / kWarpsN) * kWarpM;
+  const int warp_col = (warp % kWarpsN) * kWarpN;
+
+  auto stage_a = [&](int stage) { return smem + stage * kStageBytes; };
+  auto stage_b = [&](int stage) { return smem + stage * kStageBytes + kStageBytesA; };
+  auto load_stage = [&](int stage, int k_tile) {
+    load_tile<kAsyncCopy, kBlockM>(stage_a(stage), problem.a, M, K, block_row, k_tile * kBlockK);
+    load_tile<kAsyncCopy, kBlockN>(stage_b(stage), problem.b, N, K, block_col, k_tile * kBlockK);
+  };
+
+  float acc[kTilesM][kTilesN][4] = {};
+  const int k_tiles = ceil_div(K, kBlockK);
+
+  // Prologue: fill stages 0 .. kStages-2. One commit group per k tile, even an empty one, so that
+  // "group i is complete" always means "k tile i has landed".
+#pragma unroll
+  for (int stage = 0; stage < kStages - 1; ++stage) {
+    if (stage < k_tiles) load_stage(stage, stage);
+    cp_async_commit_group();
+  }
+
+  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    cp_async_wait_group<kStages - 2>();  // this thread's copies for k_tile are done ...
+    __syncthreads();                     // ... and everyone's; also, everyone has finished k_tile - 1
+
+    // Refill the stage computed in the previous iteration with k tile k_tile + kStages - 1.
+    const int next = k_tile + kStages - 1;
+    if (next < k_tiles) load_stage(next % kStages, next);
+    cp_async_commit_group();
+
+    const int stage = k_tile % kStages;
+    const uint32_t a_base = smem_address(stage_a(stage));
+    const uint32_t b_base = smem_address(stage_b(stage));
+    Fragments frag[2];
+    load_fragments(frag[0], a_base, b_base, warp_row, warp_col, lane, 0);
+#pragma unroll
+    for (int k_step = 0; k_step < kBlockK / kMmaK; ++k_step) {
+      if (k_step + 1 < kBlockK / kMmaK)  // double-buffer the fragments: next step's loads overlap these mmas
+        load_fragments(frag[(k_step + 1) % 2], a_base, b_base, warp_row, warp_col, lane, k_step + 1);
+      const Fragments& f = frag[k_step % 2];
+#pragma unroll
+      for (int tm = 0; tm < kTilesM; ++tm)
+#pragma unroll
+        for (int tn = 0; tn < kTilesN; ++tn) mma_m16n8k16_bf16(acc[tm][tn], f.a[tm], f.b[tn][0], f.b[tn][1]);
+    }
+  }
+  cp_async_wait_group<0>();
+
+  // Epilogue: accumulator d[0..1] is (row g, columns 2t, 2t+1), d[2..3] is row g + 8.
+  const bool pair_stores = N % 2 == 0;  // then a column pair is 4-byte aligned and never straddles N
+#pragma unroll
+  for (int tm = 0; tm < kTilesM; ++tm) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = block_row + warp_row + tm * kMmaM + lane / 4 + half * 8;
+      if (row >= M) continue;
+#pragma unroll
+      for (int tn = 0; tn < kTilesN; ++tn) {
+        const int col = block_col + warp_col + tn * kMmaN + 2 * (lane % 4);
+        const float v0 = acc[tm][tn][2 * half], v1 = acc[tm][tn][2 * half + 1];
+        bf16* out = problem.c + static_cast<size_t>(row) * N + col;
+        if (pair_stores) {
+          if (col < N) *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(v0, v1);
+        } else {
+          if (col < N) out[0] = __float2bfloat16_rn(v0);
+          if (col + 1 < N) out[1] = __float2bfloat16_rn(v1);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// ---- launcher ----------------------------------------------------------------------------------------
+GemmLaunch prepare_mma_sync(const GemmProblem& problem) {
+  const bool async_copy = problem.k % 8 == 0 && is_aligned_16(problem.a) && is_aligned_16(problem.b);
+  CUDA_CHECK(cudaFuncSetAttribute(mma_sync_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  CUDA_CHECK(cudaFuncSetAttribute(mma_sync_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  const int tiles = ceil_div(problem.m, kBlockM) * ceil_div(problem.n, kBlockN);
+  return [=](cudaStream_t stream) {
+    if (async_copy)
+      mma_sync_kernel<true><<<tiles, kThreads, kSharedBytes, stream>>>(problem);
+    else
+      mma_sync_kernel<false><<<tiles, kThreads, kSharedBytes, stream>>>(problem);
+    check_launch("mma_sync_kernel");
+  };
+}
+
+}  // namespace gemm

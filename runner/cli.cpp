@@ -1,0 +1,161 @@
+#include "runner/cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+
+#include "common/errors.h"
+
+namespace gemm {
+namespace {
+
+int parse_kernel_id(const std::string& text) {
+  int id = -1;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || id < 0)
+    throw UsageError("bad kernel id '" + text + "': expected a number such as 2 (see `gemm list`)");
+  return id;
+}
+
+std::vector<int> parse_kernel_list(const std::string& text) {
+  std::vector<int> ids;
+  if (text == "all") return ids;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    ids.push_back(parse_kernel_id(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return ids;
+}
+
+std::optional<Fault> fault_option(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  if (auto fault = parse_fault(text)) return fault;
+  throw UsageError("bad --inject-fault '" + text + "': expected wrong, unwritten or nan");
+}
+
+}  // namespace
+
+Command parse_command_line(int argc, const char* const* argv) {
+  CLI::App app{"gemm: run, check and compare the GEMM ladder's bf16 kernels (C = A·Bᵀ) against cuBLAS.\n"
+               "Exit codes: 0 ok, 1 a result was wrong, 2 bad usage or a shape/GPU a kernel cannot take,\n"
+               "3 CUDA or cuBLAS error, 77 no usable CUDA GPU.",
+               "gemm"};
+  app.set_version_flag("--version", std::string("gemm-ladder ") + GEMM_VERSION);
+  app.require_subcommand(1, 1);
+  app.fallthrough(false);
+
+  auto* list = app.add_subcommand("list", "List the kernels: id, name, technique, architecture, shape rule");
+
+  std::string run_id, run_fault;
+  int run_size = 0, run_m = 0, run_n = 0, run_k = 0;
+  uint64_t run_seed = 0;
+  RunCommand run_defaults;
+  auto* run = app.add_subcommand("run", "Validate one kernel against cuBLAS, then time it");
+  run->add_option("id", run_id, "Kernel id (see `gemm list`)")->required();
+  auto* run_size_option = run->add_option("--size", run_size, "M = N = K = S (default 4096)");
+  auto* run_m_option = run->add_option("--m", run_m, "Rows of A and C");
+  auto* run_n_option = run->add_option("--n", run_n, "Rows of B, columns of C");
+  auto* run_k_option = run->add_option("--k", run_k, "The reduction dimension");
+  run->add_option("--reps", run_defaults.reps, "Timed repetitions (median reported)")->check(CLI::Range(1, 100000));
+  run->add_option("--warmup", run_defaults.warmup, "Untimed repetitions first")->check(CLI::Range(0, 100000));
+  run->add_flag("--hot", run_defaults.hot, "Keep the L2 warm (default: flush it before every rep)");
+  auto* run_seed_option = run->add_option("--seed", run_seed, "Input seed (default: random, printed)");
+  run->add_option("--inject-fault", run_fault, "Plant an error to test validation: wrong, unwritten or nan");
+
+  std::string check_ids, check_shapes = "suite", check_fault;
+  uint64_t check_seed = 0;
+  CheckCommand check_defaults;
+  auto* check = app.add_subcommand("check", "Validate kernels over a set of shapes and seeds");
+  check->add_option("id", check_ids, "Kernel id, comma-separated ids, or all")->required();
+  check->add_option("--shapes", check_shapes, "suite, or MxNxK[,MxNxK...]");
+  check->add_option("--seeds", check_defaults.seeds, "Seeds per shape")->check(CLI::Range(1, 1000));
+  auto* check_seed_option = check->add_option("--seed", check_seed, "First seed (default: random, printed)");
+  check->add_option("--inject-fault", check_fault, "Plant an error to test validation: wrong, unwritten or nan");
+
+  std::string compare_ids = "all", compare_sizes, compare_shapes, compare_out;
+  uint64_t compare_seed = 0;
+  CompareCommand compare_defaults;
+  auto* compare = app.add_subcommand("compare", "Time several kernels against cuBLAS in one interleaved run");
+  compare->add_option("--kernels", compare_ids, "all, or comma-separated ids (cuBLAS is always included)");
+  auto* sizes_option = compare->add_option("--sizes", compare_sizes, "Square sizes, e.g. 1024,4096");
+  auto* shapes_option = compare->add_option("--shapes", compare_shapes, "Shapes MxNxK[,MxNxK...]");
+  compare->add_option("--reps", compare_defaults.reps, "Timed repetitions per kernel and shape")->check(CLI::Range(1, 100000));
+  compare->add_option("--warmup", compare_defaults.warmup, "Untimed repetitions first")->check(CLI::Range(0, 100000));
+  compare->add_flag("--hot", compare_defaults.hot, "Keep the L2 warm (default: flush it before every rep)");
+  auto* compare_seed_option = compare->add_option("--seed", compare_seed, "Input seed (default: random, printed)");
+  auto* out_option = compare->add_option("--out", compare_out, "Write compare.csv, compare.json and compare.md here");
+
+  // CLI11 would call an unknown command word "a missing subcommand"; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    if (word != "list" && word != "run" && word != "check" && word != "compare")
+      throw UsageError("unknown command '" + word + "': expected list, run, check or compare (see gemm --help)");
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    // Help for the subcommand the user named, else the whole program.
+    for (const CLI::App* sub : app.get_subcommands()) return HelpCommand{sub->help()};
+    return HelpCommand{app.help()};
+  } catch (const CLI::CallForAllHelp&) {
+    return HelpCommand{app.help("", CLI::AppFormatMode::All)};
+  } catch (const CLI::CallForVersion&) {
+    return VersionCommand{};
+  } catch (const CLI::ParseError& error) {
+    std::string message = error.what();
+    if (message.empty()) message = "bad command line";
+    throw UsageError(message + " (see gemm --help)");
+  }
+
+  if (list->parsed()) return ListCommand{};
+
+  if (run->parsed()) {
+    RunCommand command = run_defaults;
+    command.kernel = parse_kernel_id(run_id);
+    const int dims_given = static_cast<int>(run_m_option->count() > 0) + static_cast<int>(run_n_option->count() > 0) +
+                           static_cast<int>(run_k_option->count() > 0);
+    if (run_size_option->count() && dims_given)
+      throw UsageError("give either --size or --m/--n/--k, not both");
+    if (dims_given != 0 && dims_given != 3) throw UsageError("give all three of --m, --n and --k (or --size)");
+    const auto positive = [](int value, const char* option) {
+      if (value < 1) throw UsageError(std::string(option) + " must be at least 1, got " + std::to_string(value));
+      return value;
+    };
+    if (dims_given == 3) {
+      command.shape = {positive(run_m, "--m"), positive(run_n, "--n"), positive(run_k, "--k")};
+    } else {
+      const int size = run_size_option->count() ? positive(run_size, "--size") : 4096;
+      command.shape = {size, size, size};
+    }
+    if (run_seed_option->count()) command.seed = run_seed;
+    command.fault = fault_option(run_fault);
+    return command;
+  }
+
+  if (check->parsed()) {
+    CheckCommand command = check_defaults;
+    command.kernels = parse_kernel_list(check_ids);
+    if (check_shapes != "suite") command.shapes = parse_shape_list(check_shapes);
+    if (check_seed_option->count()) command.seed = check_seed;
+    command.fault = fault_option(check_fault);
+    return command;
+  }
+
+  CompareCommand command = compare_defaults;
+  command.kernels = parse_kernel_list(compare_ids);
+  if (sizes_option->count())
+    for (int size : parse_size_list(compare_sizes)) command.shapes.push_back({size, size, size});
+  if (shapes_option->count())
+    for (const Shape& shape : parse_shape_list(compare_shapes)) command.shapes.push_back(shape);
+  if (compare_seed_option->count()) command.seed = compare_seed;
+  if (out_option->count()) {
+    if (compare_out.empty()) throw UsageError("--out needs a directory");
+    command.out = compare_out;
+  }
+  return command;
+}
+
+}  // namespace gemm

@@ -1,0 +1,54 @@
+#include "runner/inputs.h"
+
+#include "common/cuda_check.h"
+#include "runner/tolerance.h"
+
+namespace gemm {
+namespace {
+
+// splitmix64's finaliser: a bijective 64-bit mix with good avalanche.
+__host__ __device__ inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+__host__ __device__ inline float uniform_value(uint64_t seed, uint32_t stream_id, uint64_t index) {
+  const uint64_t bits = mix64(mix64(seed ^ (uint64_t{stream_id} << 56)) + index * 0x9e3779b97f4a7c15ull);
+  // 24 random bits -> [0, 1) -> [-1, 1)
+  return static_cast<float>(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+__global__ void fill_uniform_kernel(bf16* data, size_t count, uint64_t seed, uint32_t stream_id) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x)
+    data[i] = __float2bfloat16_rn(uniform_value(seed, stream_id, i));
+}
+
+__global__ void fill_poison_kernel(bf16* data, size_t count) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x)
+    data[i] = __ushort_as_bfloat16(kPoisonBits);
+}
+
+constexpr int kFillThreads = 256;
+constexpr int kFillBlocks = 4096;  // grid-stride: enough blocks to fill any GPU
+
+}  // namespace
+
+void fill_uniform_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_id, cudaStream_t stream) {
+  fill_uniform_kernel<<<kFillBlocks, kFillThreads, 0, stream>>>(data, count, seed, stream_id);
+  check_launch("fill_uniform_kernel");
+}
+
+void fill_poison(bf16* data, size_t count, cudaStream_t stream) {
+  fill_poison_kernel<<<kFillBlocks, kFillThreads, 0, stream>>>(data, count);
+  check_launch("fill_poison_kernel");
+}
+
+float uniform_bf16_value(uint64_t seed, uint32_t stream_id, uint64_t index) {
+  return __bfloat162float(__float2bfloat16_rn(uniform_value(seed, stream_id, index)));
+}
+
+}  // namespace gemm

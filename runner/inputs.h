@@ -1,0 +1,22 @@
+// Test inputs on the device: seeded random bf16, and the poison that marks unwritten outputs.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "common/gemm_problem.h"
+
+namespace gemm {
+
+// Fill `count` elements with bf16(uniform[-1, 1)) from a counter-based generator: element i depends only
+// on (seed, stream_id, i), so A and B get independent values and any element can be reproduced.
+void fill_uniform_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_id, cudaStream_t stream);
+
+// Fill with kPoisonBits (runner/tolerance.h).
+void fill_poison(bf16* data, size_t count, cudaStream_t stream);
+
+// The value fill_uniform_bf16 writes at index i, computed on the host (used by tests).
+float uniform_bf16_value(uint64_t seed, uint32_t stream_id, uint64_t index);
+
+}  // namespace gemm

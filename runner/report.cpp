@@ -1,0 +1,187 @@
+#include "runner/report.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "common/errors.h"
+
+namespace gemm {
+namespace {
+
+std::string format_number(const std::optional<double>& value, int precision, bool scientific = false) {
+  if (!value) return "";
+  std::ostringstream text;
+  if (scientific)
+    text << std::scientific << std::setprecision(precision) << *value;
+  else
+    text << std::fixed << std::setprecision(precision) << *value;
+  return text.str();
+}
+
+// CSV quoting: fields with commas or quotes are quoted, quotes doubled.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+nlohmann::json optional_json(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& contents) {
+  const std::filesystem::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << contents;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      throw UsageError("cannot write " + temporary.string());
+    }
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+}  // namespace
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> columns = {
+      "kernel",      "name",       "m",         "n",          "k",           "ms_median", "ms_q1",
+      "ms_q3",       "tflops",     "vs_cublas", "max_rel_err", "status",     "max_abs_err", "rel_l2_err",
+      "sm_clock_mhz", "power_w"};
+  return columns;
+}
+
+void write_csv(std::ostream& out, const std::vector<ResultRow>& rows) {
+  const auto& columns = csv_columns();
+  for (size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
+  out << "\n";
+  for (const ResultRow& row : rows) {
+    out << row.kernel << "," << csv_field(row.name) << "," << row.m << "," << row.n << "," << row.k << ","
+        << format_number(row.ms_median, 5) << "," << format_number(row.ms_q1, 5) << "," << format_number(row.ms_q3, 5)
+        << "," << format_number(row.tflops, 2) << "," << format_number(row.vs_cublas, 3) << ","
+        << format_number(row.max_rel_err, 3, true) << "," << csv_field(row.status) << ","
+        << format_number(row.max_abs_err, 3, true) << "," << format_number(row.rel_l2_err, 3, true) << ","
+        << format_number(row.sm_clock_mhz, 0) << "," << format_number(row.power_w, 1) << "\n";
+  }
+}
+
+nlohmann::json to_json(const Environment& environment, const CompareSettings& settings,
+                       const std::vector<ResultRow>& rows) {
+  nlohmann::json document;
+  document["environment"] = {
+      {"gpu", environment.gpu},
+      {"compute_capability", environment.compute_capability},
+      {"sm_count", environment.sm_count},
+      {"l2_mib", environment.l2_mib},
+      {"memory_gib", environment.memory_gib},
+      {"max_sm_clock_mhz", environment.max_sm_clock_mhz},
+      {"cuda_driver", environment.driver},
+      {"driver_release", environment.driver_release},
+      {"cuda_runtime", environment.runtime},
+      {"cublas", environment.cublas},
+      {"gemm_version", environment.gemm_version},
+      {"timestamp_utc", environment.timestamp_utc},
+  };
+  document["settings"] = {
+      {"warmup", settings.warmup}, {"reps", settings.reps}, {"cold_l2", settings.cold_l2}, {"seed", settings.seed}};
+  document["rows"] = nlohmann::json::array();
+  for (const ResultRow& row : rows) {
+    document["rows"].push_back({
+        {"kernel", row.kernel},
+        {"name", row.name},
+        {"m", row.m},
+        {"n", row.n},
+        {"k", row.k},
+        {"ms_median", optional_json(row.ms_median)},
+        {"ms_q1", optional_json(row.ms_q1)},
+        {"ms_q3", optional_json(row.ms_q3)},
+        {"tflops", optional_json(row.tflops)},
+        {"vs_cublas", optional_json(row.vs_cublas)},
+        {"max_rel_err", optional_json(row.max_rel_err)},
+        {"status", row.status},
+        {"max_abs_err", optional_json(row.max_abs_err)},
+        {"rel_l2_err", optional_json(row.rel_l2_err)},
+        {"sm_clock_mhz", optional_json(row.sm_clock_mhz)},
+        {"power_w", optional_json(row.power_w)},
+    });
+  }
+  return document;
+}
+
+std::string environment_line(const Environment& e) {
+  std::ostringstream text;
+  text << e.gpu << " (sm_" << e.compute_capability << ", " << e.sm_count << " SMs, " << std::fixed
+       << std::setprecision(0) << e.l2_mib << " MiB L2), driver " << e.driver
+       << (e.driver_release.empty() ? "" : " (" + e.driver_release + ")") << ", runtime " << e.runtime << ", cuBLAS "
+       << e.cublas;
+  return text.str();
+}
+
+void write_markdown(std::ostream& out, const Environment& environment, const CompareSettings& settings,
+                    const std::vector<ResultRow>& rows) {
+  out << "# gemm compare\n\n";
+  out << "- GPU: " << environment_line(environment) << "\n";
+  out << "- " << settings.reps << " reps after " << settings.warmup << " warm-up, "
+      << (settings.cold_l2 ? "cold L2 (flushed before every rep)" : "hot L2") << ", seed " << settings.seed << "\n";
+  out << "- gemm " << environment.gemm_version << ", " << environment.timestamp_utc << "\n\n";
+  out << "| kernel | name | M | N | K | median ms | q1 | q3 | TFLOP/s | vs cuBLAS | max rel err | SM MHz | W | status |\n";
+  out << "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const ResultRow& row : rows) {
+    out << "| " << row.kernel << " | " << row.name << " | " << row.m << " | " << row.n << " | " << row.k << " | "
+        << format_number(row.ms_median, 4) << " | " << format_number(row.ms_q1, 4) << " | "
+        << format_number(row.ms_q3, 4) << " | " << format_number(row.tflops, 1) << " | "
+        << format_number(row.vs_cublas, 2) << " | " << format_number(row.max_rel_err, 2, true) << " | "
+        << format_number(row.sm_clock_mhz, 0) << " | " << format_number(row.power_w, 0) << " | " << row.status
+        << " |\n";
+  }
+}
+
+void write_table(std::ostream& out, const std::vector<ResultRow>& rows) {
+  out << std::left << std::setw(4) << "id" << std::setw(18) << "name" << std::right << std::setw(20) << "shape"
+      << std::setw(11) << "ms" << std::setw(10) << "TFLOP/s" << std::setw(11) << "vs cuBLAS" << std::setw(11)
+      << "max rel" << "  " << "status\n";
+  for (const ResultRow& row : rows) {
+    const std::string shape = std::to_string(row.m) + "x" + std::to_string(row.n) + "x" + std::to_string(row.k);
+    out << std::left << std::setw(4) << row.kernel << std::setw(18) << row.name << std::right << std::setw(20) << shape
+        << std::setw(11) << format_number(row.ms_median, 4) << std::setw(10) << format_number(row.tflops, 1)
+        << std::setw(11) << format_number(row.vs_cublas, 2) << std::setw(11) << format_number(row.max_rel_err, 1, true)
+        << "  " << row.status << "\n";
+  }
+}
+
+void write_reports(const std::filesystem::path& directory, const Environment& environment,
+                   const CompareSettings& settings, const std::vector<ResultRow>& rows) {
+  std::filesystem::create_directories(directory);
+  std::ostringstream csv, markdown;
+  write_csv(csv, rows);
+  write_markdown(markdown, environment, settings, rows);
+  const std::string json = to_json(environment, settings, rows).dump(2) + "\n";
+  write_file_atomically(directory / "compare.csv", csv.str());
+  write_file_atomically(directory / "compare.json", json);
+  write_file_atomically(directory / "compare.md", markdown.str());
+}
+
+void check_output_directory(const std::filesystem::path& directory) {
+  std::error_code error;
+  if (std::filesystem::exists(directory, error)) {
+    if (!std::filesystem::is_directory(directory, error))
+      throw UsageError("--out " + directory.string() + " exists and is not a directory");
+    if (access(directory.c_str(), W_OK) != 0) throw UsageError("--out " + directory.string() + " is not writable");
+    return;
+  }
+  // The nearest existing ancestor must be a writable directory.
+  std::filesystem::path ancestor = std::filesystem::absolute(directory, error).parent_path();
+  while (!ancestor.empty() && !std::filesystem::exists(ancestor, error)) ancestor = ancestor.parent_path();
+  if (ancestor.empty() || !std::filesystem::is_directory(ancestor, error) || access(ancestor.c_str(), W_OK) != 0)
+    throw UsageError("--out " + directory.string() + " cannot be created (no writable parent directory)");
+}
+
+}  // namespace gemm

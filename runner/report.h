@@ -1,0 +1,68 @@
+// What `gemm compare` reports: a table on stdout and, with --out, compare.csv / compare.json / compare.md.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gemm {
+
+struct Environment {
+  std::string gpu;
+  std::string compute_capability;  // "9.0"
+  int sm_count = 0;
+  double l2_mib = 0;
+  double memory_gib = 0;
+  int max_sm_clock_mhz = 0;
+  std::string driver;   // CUDA driver API version, "13.0"
+  std::string driver_release;  // NVML's driver version, "580.159.04" (may be empty)
+  std::string runtime;  // CUDA runtime version
+  std::string cublas;
+  std::string gemm_version;
+  std::string timestamp_utc;
+};
+
+struct CompareSettings {
+  int warmup = 0;
+  int reps = 0;
+  bool cold_l2 = true;
+  unsigned long long seed = 0;
+};
+
+// One kernel on one shape. Timing fields are empty when the kernel did not run (refused or failed).
+struct ResultRow {
+  int kernel = 0;
+  std::string name;
+  int m = 0, n = 0, k = 0;
+  std::optional<double> ms_median, ms_q1, ms_q3, tflops, vs_cublas;
+  std::optional<double> max_abs_err, max_rel_err, rel_l2_err;
+  std::optional<double> sm_clock_mhz, power_w;  // NVML, over the shape's timed interval
+  std::string status;  // "ok", "wrong: ...", "refused: ..."
+};
+
+// The CSV columns, in order (DESIGN.md's required ones first).
+const std::vector<std::string>& csv_columns();
+
+void write_csv(std::ostream& out, const std::vector<ResultRow>& rows);
+nlohmann::json to_json(const Environment& environment, const CompareSettings& settings,
+                       const std::vector<ResultRow>& rows);
+void write_markdown(std::ostream& out, const Environment& environment, const CompareSettings& settings,
+                    const std::vector<ResultRow>& rows);
+// The stdout table.
+void write_table(std::ostream& out, const std::vector<ResultRow>& rows);
+std::string environment_line(const Environment& environment);
+
+// Writes compare.csv, compare.json and compare.md into `directory` (created if needed). Each file is
+// written to a temporary name and renamed into place, so a failure leaves no half-written report.
+void write_reports(const std::filesystem::path& directory, const Environment& environment,
+                   const CompareSettings& settings, const std::vector<ResultRow>& rows);
+
+// Throws UsageError unless `directory` exists and is writable or can be created (checked before any GPU
+// work, so a bad --out fails fast). Creates nothing.
+void check_output_directory(const std::filesystem::path& directory);
+
+}  // namespace gemm

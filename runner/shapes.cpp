@@ -1,0 +1,93 @@
+#include "runner/shapes.h"
+
+#include <charconv>
+#include <limits>
+
+#include "common/errors.h"
+
+namespace gemm {
+namespace {
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return parts;
+}
+
+// A dimension: a decimal integer in [1, 2^31 - 1].
+bool parse_dimension(std::string_view text, int& value) {
+  if (text.empty()) return false;
+  long long parsed = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+  if (error != std::errc() || end != text.data() + text.size()) return false;
+  if (parsed < 1 || parsed > std::numeric_limits<int>::max()) return false;
+  value = static_cast<int>(parsed);
+  return true;
+}
+
+}  // namespace
+
+std::string to_string(const Shape& shape) {
+  return std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
+}
+
+Shape parse_shape(std::string_view text) {
+  const auto parts = split(text, 'x');
+  Shape shape;
+  if (parts.size() != 3 || !parse_dimension(parts[0], shape.m) || !parse_dimension(parts[1], shape.n) ||
+      !parse_dimension(parts[2], shape.k))
+    throw UsageError("bad shape '" + std::string(text) + "': expected MxNxK with integers from 1 to 2147483647, e.g. 4096x14336x4096");
+  return shape;
+}
+
+std::vector<Shape> parse_shape_list(std::string_view text) {
+  std::vector<Shape> shapes;
+  for (std::string_view part : split(text, ',')) shapes.push_back(parse_shape(part));
+  return shapes;
+}
+
+std::vector<int> parse_size_list(std::string_view text) {
+  std::vector<int> sizes;
+  for (std::string_view part : split(text, ',')) {
+    int size = 0;
+    if (!parse_dimension(part, size))
+      throw UsageError("bad size '" + std::string(part) + "': expected an integer from 1 to 2147483647");
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+const std::vector<Shape>& shape_suite() {
+  static const std::vector<Shape> suite = {
+      {1, 1, 1},            // the smallest problem
+      {127, 129, 65},       // nothing is a multiple of anything
+      {1000, 1000, 1000},   // not a tile multiple; K % 8 == 0
+      {255, 257, 3},        // K smaller than any k tile, odd
+      {129, 259, 1023},     // odd K, tile + 1 rows
+      {4096, 4096, 4096},   // a full-size square
+      {1, 4096, 4096},      // a single row (thin)
+      {4096, 3, 4096},      // three columns (thin, odd N)
+      {8, 12288, 1024},     // wide
+      {12288, 8, 1024},     // tall
+      {128, 256, 64},       // exactly one tile of the larger kernels
+      {127, 248, 56},       // one tile minus one row / one n8 / one k8
+      {129, 264, 72},       // one tile plus one row / n8 / k8
+      {257, 520, 8},        // K = 8: one k8 slice, TMA zero-fills the rest of the k tile
+      {640, 384, 8192},     // K large relative to M and N
+      {200, 1000, 24},      // K small, M not a multiple of 64
+      {3000, 2056, 1000},   // several tiles, ragged on every side
+  };
+  return suite;
+}
+
+std::vector<Shape> default_compare_shapes() {
+  return {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {4096, 14336, 4096}};
+}
+
+}  // namespace gemm

@@ -1,0 +1,33 @@
+// Problem shapes: parsing "MxNxK" and size lists, and the shape suite that `gemm check` runs.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gemm {
+
+struct Shape {
+  int m = 0;
+  int n = 0;
+  int k = 0;
+  bool operator==(const Shape&) const = default;
+};
+
+std::string to_string(const Shape& shape);  // "MxNxK"
+
+// "4096x14336x4096" -> Shape. Throws UsageError naming the text and the accepted form.
+Shape parse_shape(std::string_view text);
+// "512x512x64,1x1x1" -> shapes.
+std::vector<Shape> parse_shape_list(std::string_view text);
+// "1024,2048" -> positive sizes.
+std::vector<int> parse_size_list(std::string_view text);
+
+// The suite `gemm check --shapes suite` runs: edges, tile multiples ± 1, thin, wide, K small and large.
+// Each kernel runs the shapes its shape rule accepts.
+const std::vector<Shape>& shape_suite();
+
+// The shapes `gemm compare` measures when given none: 1024..8192 cubed and one LLM-like projection.
+std::vector<Shape> default_compare_shapes();
+
+}  // namespace gemm

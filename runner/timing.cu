@@ -1,0 +1,93 @@
+#include "runner/timing.h"
+
+#include <algorithm>
+
+#include "common/cuda_check.h"
+
+namespace gemm {
+namespace {
+
+// Spins until the host sets *release (or a second passes, so a host that blocks on a full launch queue
+// cannot deadlock us). While it spins, the host enqueues a batch of reps behind it.
+__global__ void hold_stream_kernel(const volatile int* release, long long timeout_ns) {
+  long long start;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  while (*release == 0) {
+    long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > timeout_ns) break;
+    __nanosleep(1000);
+  }
+}
+
+constexpr long long kHoldTimeoutNs = 1'000'000'000;
+// Launches per held batch: small enough that the driver's queue never fills while the stream is held.
+constexpr int kLaunchesPerBatch = 96;
+
+class PinnedFlag {
+ public:
+  PinnedFlag() {
+    CUDA_CHECK(cudaHostAlloc(&host_, sizeof(int), cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), const_cast<int*>(host_), 0));
+    *host_ = 0;
+  }
+  PinnedFlag(const PinnedFlag&) = delete;
+  PinnedFlag& operator=(const PinnedFlag&) = delete;
+  ~PinnedFlag() { cudaFreeHost(const_cast<int*>(host_)); }
+  void set(int value) { *host_ = value; }
+  const int* device() const { return device_; }
+
+ private:
+  volatile int* host_ = nullptr;
+  int* device_ = nullptr;
+};
+
+}  // namespace
+
+L2Flusher::L2Flusher(size_t l2_bytes) : buffer_(std::max<size_t>(2 * l2_bytes, 1 << 20), "the L2 flush buffer") {}
+
+void L2Flusher::flush(cudaStream_t stream) const {
+  CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, buffer_.bytes(), stream));
+}
+
+std::vector<Timing> time_interleaved(std::span<const GemmLaunch> launches, const TimingSettings& settings,
+                                     const L2Flusher& flusher, cudaStream_t stream) {
+  const int kernels = static_cast<int>(launches.size());
+  for (int rep = 0; rep < settings.warmup; ++rep)
+    for (const GemmLaunch& launch : launches) {
+      if (settings.cold_l2) flusher.flush(stream);
+      launch(stream);
+    }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  std::vector<Timing> timings(kernels);
+  const int reps_per_batch = std::max(1, kLaunchesPerBatch / kernels);
+  std::vector<Event> starts(static_cast<size_t>(reps_per_batch) * kernels);
+  std::vector<Event> stops(starts.size());
+  PinnedFlag release;
+  for (int first_rep = 0; first_rep < settings.reps; first_rep += reps_per_batch) {
+    const int batch = std::min(reps_per_batch, settings.reps - first_rep);
+    release.set(0);
+    hold_stream_kernel<<<1, 1, 0, stream>>>(release.device(), kHoldTimeoutNs);
+    check_launch("hold_stream_kernel");
+    for (int rep = 0; rep < batch; ++rep)
+      for (int k = 0; k < kernels; ++k) {
+        if (settings.cold_l2) flusher.flush(stream);
+        const size_t slot = static_cast<size_t>(rep) * kernels + k;
+        starts[slot].record(stream);
+        launches[k](stream);
+        stops[slot].record(stream);
+      }
+    release.set(1);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int rep = 0; rep < batch; ++rep)
+      for (int k = 0; k < kernels; ++k) {
+        const size_t slot = static_cast<size_t>(rep) * kernels + k;
+        timings[k].samples_ms.push_back(elapsed_ms(starts[slot], stops[slot]));
+      }
+  }
+  for (Timing& timing : timings) timing.ms = quartiles(timing.samples_ms);
+  return timings;
+}
+
+}  // namespace gemm

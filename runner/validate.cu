@@ -1,0 +1,211 @@
+#include "runner/validate.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "common/cuda_check.h"
+#include "runner/device.h"
+
+namespace gemm {
+namespace {
+
+struct DeviceTotals {
+  unsigned long long counts[static_cast<int>(ElementStatus::kCount)];
+  unsigned long long first_failure;  // linear index; ULLONG_MAX when none
+  unsigned int max_abs_err_bits;     // non-negative floats order like their bit patterns
+  unsigned int max_rel_err_bits;
+  double sum_sq_diff;
+  double sum_sq_ref;
+};
+
+__device__ inline float warp_max(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+__device__ inline double warp_sum(double v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+__device__ inline unsigned long long warp_sum(unsigned long long v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+__device__ inline unsigned long long warp_min(unsigned long long v) {
+  for (int offset = 16; offset > 0; offset /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+
+__global__ void compare_kernel(const bf16* c, const bf16* reference, size_t count, double atol, DeviceTotals* totals) {
+  unsigned long long counts[static_cast<int>(ElementStatus::kCount)] = {};
+  unsigned long long first_failure = ~0ull;
+  float max_abs = 0, max_rel = 0;
+  double sum_sq_diff = 0, sum_sq_ref = 0;
+  // Every thread runs the same number of iterations so the warp reductions below see full warps.
+  const size_t stride = size_t{gridDim.x} * blockDim.x;
+  for (size_t base = size_t{blockIdx.x} * blockDim.x; base < count; base += stride) {
+    const size_t i = base + threadIdx.x;
+    if (i >= count) continue;
+    const uint16_t bits = __bfloat16_as_ushort(c[i]);
+    const float value = __bfloat162float(c[i]);
+    const float expected = __bfloat162float(reference[i]);
+    const ElementStatus status = classify_element(bits, value, expected, atol);
+#pragma unroll
+    for (int s = 0; s < static_cast<int>(ElementStatus::kCount); ++s)  // constant indices: stays in registers
+      counts[s] += static_cast<int>(status) == s;
+    if (status != ElementStatus::kOk) first_failure = min(first_failure, static_cast<unsigned long long>(i));
+    if (isfinite(value) && isfinite(expected)) {
+      const float diff = fabsf(value - expected);
+      max_abs = fmaxf(max_abs, diff);
+      max_rel = fmaxf(max_rel, diff / (fabsf(expected) + static_cast<float>(atol)));
+      sum_sq_diff += static_cast<double>(diff) * diff;
+      sum_sq_ref += static_cast<double>(expected) * expected;
+    }
+  }
+  const bool leader = threadIdx.x % 32 == 0;
+#pragma unroll
+  for (int s = 0; s < static_cast<int>(ElementStatus::kCount); ++s) {
+    const unsigned long long total = warp_sum(counts[s]);
+    if (leader && total) atomicAdd(&totals->counts[s], total);
+  }
+  first_failure = warp_min(first_failure);
+  max_abs = warp_max(max_abs);
+  max_rel = warp_max(max_rel);
+  sum_sq_diff = warp_sum(sum_sq_diff);
+  sum_sq_ref = warp_sum(sum_sq_ref);
+  if (leader) {
+    if (first_failure != ~0ull) atomicMin(&totals->first_failure, first_failure);
+    atomicMax(&totals->max_abs_err_bits, __float_as_uint(max_abs));
+    atomicMax(&totals->max_rel_err_bits, __float_as_uint(max_rel));
+    atomicAdd(&totals->sum_sq_diff, sum_sq_diff);
+    atomicAdd(&totals->sum_sq_ref, sum_sq_ref);
+  }
+}
+
+uint16_t read_bits(const bf16* matrix, size_t index) {
+  uint16_t bits;
+  CUDA_CHECK(cudaMemcpy(&bits, matrix + index, sizeof bits, cudaMemcpyDeviceToHost));
+  return bits;
+}
+
+float bf16_bits_to_float(uint16_t bits) { return std::bit_cast<float>(uint32_t{bits} << 16); }
+
+// Rows or columns to sample: the first, the last, and up to `extra` random ones.
+std::vector<int> sample_indices(int extent, int extra, std::mt19937_64& rng) {
+  std::vector<int> indices = {0, extent - 1};
+  std::uniform_int_distribution<int> pick(0, extent - 1);
+  for (int i = 0; i < extra; ++i) indices.push_back(pick(rng));
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  return indices;
+}
+
+std::vector<double> copy_row(const bf16* matrix, int row, int K) {
+  std::vector<bf16> bits(static_cast<size_t>(K));
+  CUDA_CHECK(cudaMemcpy(bits.data(), matrix + static_cast<size_t>(row) * K, K * sizeof(bf16), cudaMemcpyDeviceToHost));
+  std::vector<double> values(bits.size());
+  std::transform(bits.begin(), bits.end(), values.begin(), [](bf16 v) { return double(__bfloat162float(v)); });
+  return values;
+}
+
+constexpr int kSampledExtraRows = 14;  // 16 rows × 16 columns = 256 samples at most, corners included
+
+}  // namespace
+
+std::string ElementReport::describe() const {
+  std::ostringstream text;
+  text << "C[" << row << ", " << col << "] = " << value << " (" << element_status_name(status) << "), expected "
+       << expected;
+  return text.str();
+}
+
+uint64_t Validation::failures() const {
+  uint64_t total = 0;
+  for (size_t s = 1; s < counts.size(); ++s) total += counts[s];
+  return total;
+}
+
+std::string Validation::failure_summary() const {
+  std::ostringstream text;
+  if (failures() > 0) {
+    text << failures() << " wrong elements (";
+    bool first = true;
+    for (size_t s = 1; s < counts.size(); ++s) {
+      if (!counts[s]) continue;
+      text << (first ? "" : ", ") << counts[s] << " " << element_status_name(static_cast<ElementStatus>(s));
+      first = false;
+    }
+    text << "); first " << first_failure.describe();
+  } else if (sample_kernel_failures > 0) {
+    text << sample_kernel_failures << " of " << samples << " fp64 samples wrong; first "
+         << first_sample_failure.describe();
+  } else if (sample_reference_failures > 0) {
+    text << "the cuBLAS reference disagrees with fp64 at " << sample_reference_failures << " of " << samples
+         << " samples; first " << first_sample_failure.describe();
+  }
+  return text.str();
+}
+
+Validation validate(const GemmProblem& problem, const bf16* reference, uint64_t sample_seed, cudaStream_t stream) {
+  const size_t count = static_cast<size_t>(problem.m) * problem.n;
+  const double atol = absolute_tolerance(problem.k);
+  Validation result;
+
+  DeviceBuffer<DeviceTotals> totals(1, "validation totals");
+  DeviceTotals initial{};
+  initial.first_failure = ~0ull;
+  CUDA_CHECK(cudaMemcpyAsync(totals.get(), &initial, sizeof initial, cudaMemcpyHostToDevice, stream));
+  compare_kernel<<<1024, 256, 0, stream>>>(problem.c, reference, count, atol, totals.get());
+  check_launch("compare_kernel");
+  DeviceTotals host{};
+  CUDA_CHECK(cudaMemcpyAsync(&host, totals.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  for (size_t s = 0; s < result.counts.size(); ++s) result.counts[s] = host.counts[s];
+  result.max_abs_err = std::bit_cast<float>(host.max_abs_err_bits);
+  result.max_rel_err = std::bit_cast<float>(host.max_rel_err_bits);
+  result.rel_l2_err = host.sum_sq_ref > 0 ? std::sqrt(host.sum_sq_diff / host.sum_sq_ref) : std::sqrt(host.sum_sq_diff);
+  if (host.first_failure != ~0ull) {
+    ElementReport& bad = result.first_failure;
+    bad.row = static_cast<int64_t>(host.first_failure / problem.n);
+    bad.col = static_cast<int64_t>(host.first_failure % problem.n);
+    const uint16_t bits = read_bits(problem.c, host.first_failure);
+    bad.value = bf16_bits_to_float(bits);
+    bad.expected = bf16_bits_to_float(read_bits(reference, host.first_failure));
+    bad.status = classify_element(bits, bad.value, bad.expected, atol);
+  }
+
+  // fp64 reference at sampled positions: exact products, double sums.
+  std::mt19937_64 rng(sample_seed);
+  const std::vector<int> rows = sample_indices(problem.m, kSampledExtraRows, rng);
+  const std::vector<int> cols = sample_indices(problem.n, kSampledExtraRows, rng);
+  std::map<int, std::vector<double>> b_rows;
+  for (int col : cols) b_rows[col] = copy_row(problem.b, col, problem.k);
+  for (int row : rows) {
+    const std::vector<double> a_row = copy_row(problem.a, row, problem.k);
+    for (int col : cols) {
+      const std::vector<double>& b_row = b_rows[col];
+      double exact = 0;
+      for (int k = 0; k < problem.k; ++k) exact += a_row[k] * b_row[k];
+      const size_t index = static_cast<size_t>(row) * problem.n + col;
+      ++result.samples;
+      // The kernel's element first, then the reference's: the first failure seen is the one reported.
+      for (const bf16* matrix : {static_cast<const bf16*>(problem.c), reference}) {
+        const uint16_t bits = read_bits(matrix, index);
+        const ElementStatus status = classify_element(bits, bf16_bits_to_float(bits), exact, atol);
+        if (status == ElementStatus::kOk) continue;
+        if (result.sample_kernel_failures + result.sample_reference_failures == 0)
+          result.first_sample_failure = {row, col, bf16_bits_to_float(bits), exact, status};
+        ++(matrix == reference ? result.sample_reference_failures : result.sample_kernel_failures);
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace gemm

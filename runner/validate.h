@@ -1,0 +1,45 @@
+// Validation of a kernel's C against the cuBLAS result R on the same inputs (elementwise, on the GPU), plus
+// a sampled fp64 reference computed on the host that checks both C and R.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "common/gemm_problem.h"
+#include "runner/tolerance.h"
+
+namespace gemm {
+
+struct ElementReport {
+  int64_t row = -1;
+  int64_t col = -1;
+  float value = 0;
+  double expected = 0;
+  ElementStatus status = ElementStatus::kOk;
+  std::string describe() const;  // "C[12, 7] = nan (NaN), expected 3.25"
+};
+
+struct Validation {
+  std::array<uint64_t, static_cast<size_t>(ElementStatus::kCount)> counts{};  // elements per status
+  ElementReport first_failure;  // the first failing element in row-major order, if any
+  double max_abs_err = 0;       // over finite elements
+  double max_rel_err = 0;       // max |C - R| / (|R| + atol)
+  double rel_l2_err = 0;        // ||C - R|| / ||R|| over finite elements
+  int samples = 0;              // fp64 reference entries checked
+  int sample_kernel_failures = 0;
+  int sample_reference_failures = 0;
+  ElementReport first_sample_failure;  // of the kernel, or else of the reference
+
+  uint64_t failures() const;
+  bool passed() const { return failures() == 0 && sample_kernel_failures == 0 && sample_reference_failures == 0; }
+  std::string failure_summary() const;  // one line: what failed, how many, the first one
+};
+
+// Compare `c` with `reference` (both m × n) elementwise, and both against an fp64 dot product of the
+// problem's A and B at ~256 sampled positions (corners included).
+Validation validate(const GemmProblem& problem, const bf16* reference, uint64_t sample_seed, cudaStream_t stream);
+
+}  // namespace gemm

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Run a command and check how it ends: exit code, one-line stderr, regexes, files left behind.
+
+usage: expect_exit.py --code N [--stderr REGEX] [--stdout REGEX] [--absent PATH] [--exists PATH] -- COMMAND...
+
+A command that exits 77 (no usable GPU) when another code was expected is reported as skipped (exit 77),
+so CTest's SKIP_RETURN_CODE marks GPU tests skipped on machines without one.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--code", type=int, required=True, help="expected exit code")
+    parser.add_argument("--stderr", help="regex that stderr must contain")
+    parser.add_argument("--stdout", help="regex that stdout must contain")
+    parser.add_argument("--absent", action="append", default=[], help="path that must not exist afterwards")
+    parser.add_argument("--exists", action="append", default=[], help="path that must exist afterwards")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("no command given")
+
+    for path in args.absent + args.exists:  # start from a clean slate
+        shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else None
+        if os.path.isfile(path):
+            os.remove(path)
+
+    result = subprocess.run(command, capture_output=True, text=True)
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    failures = []
+    if result.returncode == 77 and args.code != 77:
+        print("skipped: no usable CUDA GPU")
+        return 77
+    if result.returncode != args.code:
+        failures.append(f"exit code {result.returncode}, expected {args.code}")
+    if args.code != 0:
+        lines = result.stderr.splitlines()
+        if len(lines) != 1 or not lines[0].strip():
+            failures.append(f"stderr should be exactly one line, got {len(lines)}")
+    if args.stderr and not re.search(args.stderr, result.stderr):
+        failures.append(f"stderr does not match /{args.stderr}/")
+    if args.stdout and not re.search(args.stdout, result.stdout):
+        failures.append(f"stdout does not match /{args.stdout}/")
+    failures += [f"{path} exists" for path in args.absent if os.path.exists(path)]
+    failures += [f"{path} is missing" for path in args.exists if not os.path.exists(path)]
+    for failure in failures:
+        print(f"FAIL: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
