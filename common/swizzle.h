@@ -17,6 +17,8 @@
 // with the tile's rows. tests/gpu/tma_swizzle_test.cu checks this function against the hardware.
 #pragma once
 
+#include <cuda_runtime.h>  // __host__ __device__ for host compilers too
+
 #include <cstdint>
 
 namespace gemm {

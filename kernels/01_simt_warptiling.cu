@@ -50,6 +50,7 @@ static_assert(kWarpsM * kWarpsN * 32 == kThreads);
 static_assert(kIterM * kLanesM * kThreadM == kWarpM && kIterN * kLanesN * kThreadN == kWarpN);
 static_assert(kBlockM * kBlockK == kThreads * kChunkElements, "one 16-byte A load per thread per stage");
 static_assert(kBlockN * kBlockK == kThreads * kChunkElements, "one 16-byte B load per thread per stage");
+static_assert(kBlockM == kBlockN, "A and B tiles share the loading code and the transposed layout");
 
 // Operand tiles in shared memory, fp32 and transposed: tile[k][row]. Two buffers (double buffering).
 struct SharedTiles {

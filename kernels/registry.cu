@@ -6,6 +6,9 @@ namespace gemm {
 GemmLaunch prepare_cublas(const GemmProblem&);            // runner/cublas_gemm.cpp
 GemmLaunch prepare_simt_warptiling(const GemmProblem&);   // kernels/01_simt_warptiling.cu
 GemmLaunch prepare_mma_sync(const GemmProblem&);          // kernels/02_mma_sync.cu
+GemmLaunch prepare_tma_wgmma(const GemmProblem&);         // kernels/03_tma_wgmma.cu
+GemmLaunch prepare_producer_consumer(const GemmProblem&); // kernels/04_producer_consumer.cu
+GemmLaunch prepare_setmaxnreg(const GemmProblem&);        // kernels/05_setmaxnreg.cu
 
 namespace {
 
@@ -16,6 +19,12 @@ constexpr KernelInfo kKernels[] = {
      ShapeRule::kAny, prepare_simt_warptiling},
     {2, "mma_sync", "mma.sync m16n8k16, ldmatrix, XOR-swizzled smem, cp.async multistage pipeline", Arch::kSm80,
      ShapeRule::kAny, prepare_mma_sync},
+    {3, "tma_wgmma", "TMA loads (128B swizzle) completing on mbarriers; wgmma from smem descriptors", Arch::kSm90a,
+     ShapeRule::kTmaAligned, prepare_tma_wgmma},
+    {4, "producer_consumer", "warp specialization: producer warpgroup, 2 consumers, full/empty mbarrier ring",
+     Arch::kSm90a, ShapeRule::kTmaAligned, prepare_producer_consumer},
+    {5, "setmaxnreg", "128x256 tile; setmaxnreg moves registers from the producer to the consumers", Arch::kSm90a,
+     ShapeRule::kTmaAligned, prepare_setmaxnreg},
 };
 
 }  // namespace

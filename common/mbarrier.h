@@ -1,0 +1,52 @@
+// mbarrier: the shared-memory barrier that async copies (TMA) complete on. Introduced by kernel 03.
+//
+// An mbarrier counts two things per phase: arrivals (threads calling arrive) and transaction bytes
+// (expect_tx raises the count, each TMA copy lowers it as its bytes land). When both reach zero the
+// phase completes, its parity bit flips, and the arrival count resets for the next phase. Waiters name
+// the parity of the phase they wait for: a barrier in phase p is "done with parity p" once it moved on.
+#pragma once
+
+#include <cstdint>
+
+#include "common/mma_sync.h"  // smem_address
+
+namespace gemm {
+
+__device__ __forceinline__ void mbarrier_init(uint64_t* barrier, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_address(barrier)), "r"(arrivals) : "memory");
+}
+
+// Makes barrier initialisation (a generic-proxy write) visible to the async proxy (TMA) before use.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Arrive once and announce that `bytes` more will land on this phase through async copies.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_address(barrier)), "r"(bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_arrive(uint64_t* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_address(barrier)) : "memory");
+}
+
+// Block until the phase with parity `phase` has completed. try_wait suspends in hardware for a while
+// before returning false, so the loop does not spin hot.
+__device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t phase) {
+  const uint32_t address = smem_address(barrier);
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred complete;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, complete;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(address), "r"(phase)
+        : "memory");
+  } while (!done);
+}
+
+}  // namespace gemm

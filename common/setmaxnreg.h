@@ -1,0 +1,27 @@
+// setmaxnreg: move registers between warpgroups at run time. Introduced by kernel 05.
+//
+// A kernel launched with __launch_bounds__(threads, 1) is compiled against a per-thread register cap of
+// 65536 / threads (168 for 384 threads). setmaxnreg.dec lowers the calling warpgroup's allocation and
+// returns the registers to the SM's pool; setmaxnreg.inc raises it, waiting until the pool has them.
+// All 128 threads of the warpgroup execute the same instruction; counts are multiples of 8 in [24, 256].
+// It only takes effect when the kernel has a register cap at entry and each role is one branch of an
+// if/else; otherwise ptxas ignores it and says so (warning C7508).
+#pragma once
+
+#include <cstdint>
+
+namespace gemm {
+
+template <uint32_t kRegisters>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(kRegisters % 8 == 0 && kRegisters >= 24 && kRegisters <= 256);
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+
+template <uint32_t kRegisters>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(kRegisters % 8 == 0 && kRegisters >= 24 && kRegisters <= 256);
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+
+}  // namespace gemm

@@ -1,0 +1,23 @@
+// Creating TMA tensor maps on the host. Introduced by kernel 03.
+//
+// The driver function cuTensorMapEncodeTiled is reached through the runtime's entry-point query, so the
+// program needs no link against libcuda. A map is passed to the kernel by value as a
+// `const __grid_constant__ CUtensorMap` parameter: it then lives in the kernel's parameter space, where
+// TMA can read it, with no copy to global memory.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "common/gemm_problem.h"
+
+namespace gemm {
+
+// A row-major `rows` × `cols` bf16 matrix read (or written) in boxes of `box_rows` × `box_cols`.
+// `cols` · 2 bytes must be a multiple of 16 (TMA's stride rule); with SWIZZLE_128B, box_cols · 2 ≤ 128.
+// Elements outside the matrix load as zero and are not stored.
+CUtensorMap make_tensor_map_2d(const bf16* base, uint64_t rows, uint64_t cols, uint32_t box_rows, uint32_t box_cols,
+                               CUtensorMapSwizzle swizzle);
+
+}  // namespace gemm

@@ -1,0 +1,119 @@
+// wgmma: Hopper's warpgroup-level asynchronous matrix multiply, and the shared-memory descriptors it
+// reads its operands through. Introduced by kernel 03.
+//
+// A warpgroup is 4 consecutive warps (128 threads, the first warp index a multiple of 4). wgmma.mma_async
+// multiplies a 64×16 tile of A by a 16×N tile of B, both read straight from shared memory through 64-bit
+// descriptors, and accumulates into 64×N fp32 values held in the registers of the 128 threads (N/2 each).
+// It is asynchronous: instructions are batched into a group (commit) and waited for (wait_group).
+//
+// Accumulator layout of m64nN (warp w of the group, lane l, g = l / 4, t = l % 4), for 8-column chunk j:
+//   d[4j + 0], d[4j + 1]  ->  row 16w + g,      columns 8j + 2t, 8j + 2t + 1
+//   d[4j + 2], d[4j + 3]  ->  row 16w + g + 8,  same columns
+#pragma once
+
+#include <cuda_runtime.h>  // __host__ __device__ for host compilers too
+
+#include <cstdint>
+
+namespace gemm {
+
+// ---- shared-memory matrix descriptor (host + device, so host tests can pin it) -------------------------
+//   bits  0-13  start address >> 4          bits 32-45  stride byte offset (SBO) >> 4
+//   bits 16-29  leading byte offset (LBO) >> 4   bits 49-51  base offset (0: buffers 1024-byte aligned)
+//   bits 62-63  swizzle: 0 none, 1 = 128B, 2 = 64B, 3 = 32B
+enum class WgmmaSwizzle : uint64_t { kNone = 0, k128B = 1, k64B = 2, k32B = 3 };
+
+__host__ __device__ constexpr uint64_t wgmma_descriptor(uint32_t smem_byte_address, uint32_t leading_byte_offset,
+                                                        uint32_t stride_byte_offset, WgmmaSwizzle swizzle) {
+  return (uint64_t{(smem_byte_address & 0x3ffffu) >> 4}) | (uint64_t{(leading_byte_offset & 0x3ffffu) >> 4} << 16) |
+         (uint64_t{(stride_byte_offset & 0x3ffffu) >> 4} << 32) | (static_cast<uint64_t>(swizzle) << 62);
+}
+
+// A K-major bf16 tile with 64-element (128-byte) rows, 128-byte swizzled as TMA writes it: 8-row groups
+// are 1024 bytes apart (SBO); LBO is unused when the whole k16 slice lies inside one swizzled row, and is
+// set to 16 bytes (encoded 1) by convention. Step along K inside the row by adding 32 bytes (16 bf16) to
+// the start address: the hardware applies the swizzle to the final address.
+constexpr uint32_t kWgmmaSwizzledGroupStride = 1024;
+__host__ __device__ constexpr uint64_t wgmma_descriptor_k_major_128b(uint32_t smem_byte_address) {
+  return wgmma_descriptor(smem_byte_address, 16, kWgmmaSwizzledGroupStride, WgmmaSwizzle::k128B);
+}
+
+// ---- ordering ------------------------------------------------------------------------------------------
+// Before the first wgmma, and whenever registers it reads were written by ordinary instructions.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// Wait until at most kPending committed groups are unfinished.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+// The compiler sees a wgmma's accumulators as written when the instruction is issued, not when it
+// completes. This empty asm "touches" every accumulator at this point of the program, so no ordinary read
+// or write of them is moved across a preceding wgmma_wait_group (or a following wgmma).
+template <int kCount>
+__device__ __forceinline__ void wgmma_fence_operands(float (&d)[kCount]) {
+#pragma unroll
+  for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// ---- the instructions (bf16 inputs, fp32 accumulate, both operands K-major, scale 1) -------------------
+// D(64×128, fp32, registers) += A(64×16, smem) · B(128×16, smem)ᵀ for one warpgroup. SASS: HGMMA.64x128x16.F32.BF16.
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t descriptor_a, uint64_t descriptor_b) {
+  asm volatile(
+      "{\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, %64, %65, 1, 1, 1, 0, 0;\n"
+      "}\n"
+      :
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(descriptor_a), "l"(descriptor_b));
+}
+
+// D(64×256, fp32, registers) += A(64×16, smem) · B(256×16, smem)ᵀ for one warpgroup. SASS: HGMMA.64x256x16.F32.BF16.
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t descriptor_a, uint64_t descriptor_b) {
+  asm volatile(
+      "{\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+      "}, %128, %129, 1, 1, 1, 0, 0;\n"
+      "}\n"
+      :
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "l"(descriptor_a), "l"(descriptor_b));
+}
+
+}  // namespace gemm

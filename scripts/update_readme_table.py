@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Regenerates the kernel table in the README from a `gemm compare --out DIR` result.
+
+    update_readme_table.py CSV [--readme README.md]
+
+Only the text between the marker lines
+
+    <!-- kernel-table:begin -->
+    <!-- kernel-table:end -->
+
+is replaced; every byte outside them is kept, so the README's prose stays hand-written while its numbers
+always come from a checked-in measurement. The file is rewritten only when the table changed, so running
+the script twice (or in CI) leaves no diff.
+
+Exit codes: 0 done (updated or already current), 2 bad input (CSV, README, or markers missing/misordered).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+import pandas as pd
+
+import compare_csv
+from compare_csv import CUBLAS_ID, InputError, Shape
+
+BEGIN_MARKER = "<!-- kernel-table:begin -->"
+END_MARKER = "<!-- kernel-table:end -->"
+MISSING = "—"
+DEFAULT_README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def relative_link(target: Path, readme: Path) -> str:
+    """`target` relative to the README's directory with forward slashes, as Markdown links need."""
+    return Path(os.path.relpath(target.resolve(), readme.resolve().parent)).as_posix()
+
+
+def kernel_cell(kernel_id: int, name: str, readme: Path) -> str:
+    """The kernel's name, linked to its notes (kernels/NN_name.md beside the README) only when they exist,
+    so the table never carries a dead link; cuBLAS is the reference, not a chapter, and is never linked."""
+    if kernel_id == CUBLAS_ID:
+        return "cuBLAS"
+    notes = f"kernels/{kernel_id:02d}_{name}.md"
+    return f"[{name}]({notes})" if (readme.resolve().parent / notes).is_file() else name
+
+
+def caption(csv_path: Path, readme: Path, document: dict) -> str:
+    """The line above the table saying what the numbers are and where they come from. Parts that
+    compare.json would supply (reps, L2 mode, GPU) are left out when it is absent rather than guessed."""
+    reps = compare_csv.settings_value(document, "reps")
+    cold_l2 = compare_csv.settings_value(document, "cold_l2")
+    gpu = compare_csv.gpu_name(document)
+    parts = ["TFLOP/s", f"median of {reps} reps" if reps is not None else "median"]
+    if isinstance(cold_l2, bool):
+        parts.append("cold L2" if cold_l2 else "hot L2")
+    if gpu:
+        parts.append(f"on {gpu}")
+    link = relative_link(csv_path, readme)
+    return f"{', '.join(parts)} — from [{link}]({link})."
+
+
+def format_ratio(frame: pd.DataFrame, kernel_id: int, shape: Optional[Shape]) -> str:
+    """`0.87×`: the kernel's speed relative to cuBLAS (the CSV's vs_cublas, from median times), or — when
+    either side has no valid number there."""
+    if shape is None:
+        return MISSING
+    row = compare_csv.row_at(frame, kernel_id, shape)
+    if not compare_csv.is_measured(row) or pd.isna(row["vs_cublas"]):
+        return MISSING
+    return f"{row['vs_cublas']:.2f}×"
+
+
+def build_table(frame: pd.DataFrame, readme: Path) -> list[str]:
+    """The Markdown table lines: one row per kernel in id order; square sizes first (the sweep), then the
+    non-square shapes, then vs cuBLAS at the largest square size (the headline comparison)."""
+    squares = compare_csv.square_shapes(frame)
+    others = [shape for shape in compare_csv.shapes(frame) if not shape.is_square]
+    columns = squares + others
+    largest_square = squares[-1] if squares else None
+
+    header = ["#", "kernel"] + [shape.label() for shape in columns] + ["vs cuBLAS"]
+    align = ["---:", "---"] + ["---:"] * (len(columns) + 1)
+    lines = [_table_line(header), _table_line(align)]
+    for kernel_id, name in compare_csv.kernels(frame):
+        cells = [f"{kernel_id:02d}", kernel_cell(kernel_id, name, readme)]
+        for shape in columns:
+            value = compare_csv.tflops_at(frame, kernel_id, shape)
+            cells.append(MISSING if value is None else f"{value:.0f}")
+        cells.append(format_ratio(frame, kernel_id, largest_square))
+        lines.append(_table_line(cells))
+    return lines
+
+
+def _table_line(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def replace_between_markers(text: str, block_lines: Sequence[str], source: Path) -> str:
+    """`text` with the lines strictly between the begin and end marker lines replaced by `block_lines`.
+
+    Each marker must be a line of its own and appear exactly once, begin before end; anything else is an
+    InputError, so a README whose markers were mangled is reported rather than half-overwritten. The
+    block uses the line ending of the begin marker's line, so a CRLF file stays CRLF.
+    """
+    lines = text.splitlines(keepends=True)
+    begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN_MARKER]
+    ends = [i for i, line in enumerate(lines) if line.strip() == END_MARKER]
+    if len(begins) != 1 or len(ends) != 1:
+        found = f"found {len(begins)} '{BEGIN_MARKER}' and {len(ends)} '{END_MARKER}'"
+        raise InputError(f"{source}: needs exactly one of each marker line ({found})")
+    begin, end = begins[0], ends[0]
+    if end < begin:
+        raise InputError(f"{source}: '{END_MARKER}' comes before '{BEGIN_MARKER}'")
+    newline = "\r\n" if lines[begin].endswith("\r\n") else "\n"
+    begin_line = lines[begin] if lines[begin].endswith(("\n", "\r")) else lines[begin] + newline
+    block = "".join(line + newline for line in block_lines)
+    return "".join(lines[:begin]) + begin_line + block + "".join(lines[end:])
+
+
+def render_block(frame: pd.DataFrame, csv_path: Path, readme: Path, document: dict) -> list[str]:
+    """Everything between the markers: caption, blank line, table. Blank lines around it keep Markdown
+    renderers from gluing the table to the marker comments."""
+    return ["", caption(csv_path, readme, document), ""] + build_table(frame, readme) + [""]
+
+
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Rewrite the kernel table between the kernel-table markers in the README from a "
+                    "`gemm compare` compare.csv.")
+    parser.add_argument("csv", type=Path, metavar="CSV", help="compare.csv written by `gemm compare --out DIR`")
+    parser.add_argument("--readme", type=Path, default=DEFAULT_README, metavar="README",
+                        help="README to update (default: README.md at the repository root)")
+    return parser.parse_args(argv)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse_args(argv)
+    program = Path(__file__).name
+    try:
+        frame = compare_csv.load_compare_csv(args.csv)
+        try:
+            # newline="" keeps \r\n and a missing final newline exactly as they are.
+            with open(args.readme, encoding="utf-8", newline="") as file:
+                old = file.read()
+        except OSError as error:
+            raise InputError(f"{args.readme}: {error.strerror}") from None
+        except UnicodeDecodeError:
+            raise InputError(f"{args.readme}: not UTF-8 text") from None
+        block = render_block(frame, args.csv, args.readme, compare_csv.load_compare_json(args.csv))
+        new = replace_between_markers(old, block, args.readme)
+    except InputError as error:
+        print(f"{program}: error: {error}", file=sys.stderr)
+        return compare_csv.EXIT_BAD_INPUT
+
+    table_rows = len(compare_csv.kernels(frame))
+    if new == old:
+        print(f"{args.readme}: kernel table already up to date ({table_rows} kernels)")
+        return 0
+    with open(args.readme, "w", encoding="utf-8", newline="") as file:
+        file.write(new)
+    print(f"{args.readme}: kernel table updated ({table_rows} kernels, "
+          f"{len(compare_csv.shapes(frame))} shapes) from {args.csv}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+// The `gemm` command line (runner/cli.h), parsed without a GPU.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <ostream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/errors.h"
+#include "runner/cli.h"
+
+namespace gemm {
+
+// GoogleTest prints shapes as MxNxK in failure messages.
+static void PrintTo(const Shape& shape, std::ostream* out) { *out << to_string(shape); }
+
+namespace {
+
+// Parses `gemm <args...>`.
+Command parse(std::initializer_list<const char*> args) {
+  std::vector<const char*> argv{"gemm"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+// Parses `gemm <args...>` and expects a command of type T (a test failure and T{} otherwise).
+template <class T>
+T parse_as(std::initializer_list<const char*> args) {
+  const Command command = parse(args);
+  if (const T* parsed = std::get_if<T>(&command)) return *parsed;
+  ADD_FAILURE() << "parsed to the command with variant index " << command.index();
+  return T{};
+}
+
+// The message of the UsageError `gemm <args...>` throws (a test failure when it throws none).
+std::string usage_error(std::initializer_list<const char*> args) {
+  try {
+    parse(args);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no UsageError thrown";
+  return "";
+}
+
+// For EXPECT_TRUE: whether `text` contains `part`, showing both when it does not.
+testing::AssertionResult has(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
+}
+
+// ---- list ---------------------------------------------------------------------------------------------
+
+TEST(CliList, ParsesList) {
+  EXPECT_TRUE(std::holds_alternative<ListCommand>(parse({"list"})));
+}
+
+// ---- run ----------------------------------------------------------------------------------------------
+
+TEST(CliRun, DefaultsToA4096CubeWith50RepsAfter10WarmupsCold) {
+  const RunCommand run = parse_as<RunCommand>({"run", "2"});
+  EXPECT_EQ(run.kernel, 2);
+  EXPECT_EQ(run.shape, (Shape{4096, 4096, 4096}));
+  EXPECT_EQ(run.reps, 50);
+  EXPECT_EQ(run.warmup, 10);
+  EXPECT_FALSE(run.hot);
+  EXPECT_EQ(run.seed, std::nullopt);
+  EXPECT_EQ(run.fault, std::nullopt);
+}
+
+TEST(CliRun, SizeGivesACube) {
+  EXPECT_EQ(parse_as<RunCommand>({"run", "2", "--size", "1024"}).shape, (Shape{1024, 1024, 1024}));
+}
+
+TEST(CliRun, MNKGiveTheShape) {
+  const RunCommand run = parse_as<RunCommand>({"run", "2", "--m", "1", "--n", "2", "--k", "3"});
+  EXPECT_EQ(run.kernel, 2);
+  EXPECT_EQ(run.shape, (Shape{1, 2, 3}));
+}
+
+TEST(CliRun, ParsesHotRepsWarmupSeedAndFault) {
+  const RunCommand run =
+      parse_as<RunCommand>({"run", "1", "--hot", "--reps", "7", "--warmup", "0", "--seed", "42", "--inject-fault", "nan"});
+  EXPECT_EQ(run.kernel, 1);
+  EXPECT_TRUE(run.hot);
+  EXPECT_EQ(run.reps, 7);
+  EXPECT_EQ(run.warmup, 0);
+  EXPECT_EQ(run.seed, 42u);
+  EXPECT_EQ(run.fault, Fault::kNaN);
+  EXPECT_EQ(run.shape, (Shape{4096, 4096, 4096}));
+}
+
+TEST(CliRun, SeedZeroIsPresentNotRandom) {
+  EXPECT_EQ(parse_as<RunCommand>({"run", "0", "--seed", "0"}).seed, 0u);
+}
+
+TEST(CliRun, KernelIdIsRequired) {
+  const std::string message = usage_error({"run"});
+  EXPECT_TRUE(has(message, "id is required"));
+}
+
+TEST(CliRun, RejectsANonNumericKernelId) {
+  EXPECT_TRUE(has(usage_error({"run", "x"}), "bad kernel id 'x'"));
+  EXPECT_TRUE(has(usage_error({"run", "2x"}), "bad kernel id '2x'"));
+}
+
+TEST(CliRun, RejectsSizeZero) {
+  EXPECT_TRUE(has(usage_error({"run", "2", "--size", "0"}), "--size must be at least 1, got 0"));
+}
+
+TEST(CliRun, RejectsANonPositiveDimension) {
+  EXPECT_TRUE(has(usage_error({"run", "2", "--m", "0", "--n", "1", "--k", "1"}), "--m must be at least 1, got 0"));
+  EXPECT_TRUE(has(usage_error({"run", "2", "--m", "1", "--n", "1", "--k", "0"}), "--k must be at least 1, got 0"));
+}
+
+TEST(CliRun, RejectsSizeTogetherWithDimensions) {
+  EXPECT_TRUE(has(usage_error({"run", "2", "--size", "64", "--m", "1"}), "either --size or --m/--n/--k"));
+}
+
+TEST(CliRun, RejectsPartialDimensions) {
+  EXPECT_TRUE(has(usage_error({"run", "2", "--m", "1"}), "all three of --m, --n and --k"));
+  EXPECT_TRUE(has(usage_error({"run", "2", "--m", "1", "--k", "1"}), "all three of --m, --n and --k"));
+}
+
+TEST(CliRun, RejectsZeroReps) {
+  const std::string message = usage_error({"run", "2", "--reps", "0"});
+  EXPECT_TRUE(has(message, "--reps"));
+}
+
+TEST(CliRun, RejectsAnUnknownFault) {
+  EXPECT_TRUE(has(usage_error({"run", "2", "--inject-fault", "foo"}), "bad --inject-fault 'foo'"));
+}
+
+TEST(CliRun, RejectsAnUnknownOptionNamingIt) {
+  const std::string message = usage_error({"run", "2", "--fast"});
+  EXPECT_TRUE(has(message, "--fast"));
+  EXPECT_TRUE(has(message, "see gemm --help"));
+}
+
+// ---- the command word ---------------------------------------------------------------------------------
+
+TEST(CliCommand, RejectsAnUnknownCommandNamingIt) {
+  EXPECT_TRUE(has(usage_error({"bench"}), "unknown command 'bench'"));
+}
+
+TEST(CliCommand, RequiresACommand) {
+  const std::string message = usage_error({});
+  EXPECT_TRUE(has(message, "subcommand"));
+}
+
+TEST(CliCommand, HelpDescribesTheExitCodes) {
+  const HelpCommand help = parse_as<HelpCommand>({"--help"});
+  EXPECT_TRUE(has(help.text, "Exit codes"));
+  EXPECT_TRUE(has(help.text, "compare"));
+}
+
+TEST(CliCommand, SubcommandHelpDescribesItsOptions) {
+  const HelpCommand help = parse_as<HelpCommand>({"run", "--help"});
+  EXPECT_TRUE(has(help.text, "--size"));
+  EXPECT_TRUE(has(help.text, "--inject-fault"));
+}
+
+TEST(CliCommand, VersionFlagGivesVersionCommand) {
+  EXPECT_TRUE(std::holds_alternative<VersionCommand>(parse({"--version"})));
+}
+
+// ---- check --------------------------------------------------------------------------------------------
+
+TEST(CliCheck, AllMeansEveryKernelOnTheSuiteWithTwoSeeds) {
+  const CheckCommand check = parse_as<CheckCommand>({"check", "all"});
+  EXPECT_TRUE(check.kernels.empty());
+  EXPECT_TRUE(check.shapes.empty());
+  EXPECT_EQ(check.seeds, 2);
+  EXPECT_EQ(check.seed, std::nullopt);
+  EXPECT_EQ(check.fault, std::nullopt);
+}
+
+TEST(CliCheck, ParsesKernelListShapesAndSeeds) {
+  const CheckCommand check = parse_as<CheckCommand>({"check", "1,2", "--shapes", "8x8x8,16x16x16", "--seeds", "3"});
+  EXPECT_EQ(check.kernels, (std::vector<int>{1, 2}));
+  EXPECT_EQ(check.shapes, (std::vector<Shape>{{8, 8, 8}, {16, 16, 16}}));
+  EXPECT_EQ(check.seeds, 3);
+}
+
+TEST(CliCheck, ExplicitSuiteMeansNoShapes) {
+  EXPECT_TRUE(parse_as<CheckCommand>({"check", "2", "--shapes", "suite"}).shapes.empty());
+}
+
+TEST(CliCheck, ParsesSeedAndFault) {
+  const CheckCommand check = parse_as<CheckCommand>({"check", "1", "--seed", "9", "--inject-fault", "unwritten"});
+  EXPECT_EQ(check.kernels, (std::vector<int>{1}));
+  EXPECT_EQ(check.seed, 9u);
+  EXPECT_EQ(check.fault, Fault::kUnwritten);
+}
+
+TEST(CliCheck, RejectsAnEmptyKernelInTheList) {
+  EXPECT_TRUE(has(usage_error({"check", "1,,2"}), "bad kernel id ''"));
+}
+
+TEST(CliCheck, RejectsAMalformedShape) {
+  EXPECT_TRUE(has(usage_error({"check", "1", "--shapes", "64x64"}), "bad shape '64x64'"));
+}
+
+// ---- compare ------------------------------------------------------------------------------------------
+
+TEST(CliCompare, DefaultsToAllKernelsDefaultShapesAndNoOutput) {
+  const CompareCommand compare = parse_as<CompareCommand>({"compare"});
+  EXPECT_TRUE(compare.kernels.empty());
+  EXPECT_TRUE(compare.shapes.empty());
+  EXPECT_EQ(compare.out, std::nullopt);
+  EXPECT_EQ(compare.reps, 50);
+  EXPECT_EQ(compare.warmup, 10);
+  EXPECT_FALSE(compare.hot);
+  EXPECT_EQ(compare.seed, std::nullopt);
+}
+
+TEST(CliCompare, SizesComeBeforeShapesInTheGivenOrder) {
+  const CompareCommand compare = parse_as<CompareCommand>(
+      {"compare", "--kernels", "0,3", "--sizes", "512,1024", "--shapes", "64x64x64", "--out", "dir"});
+  EXPECT_EQ(compare.kernels, (std::vector<int>{0, 3}));
+  EXPECT_EQ(compare.shapes, (std::vector<Shape>{{512, 512, 512}, {1024, 1024, 1024}, {64, 64, 64}}));
+  EXPECT_EQ(compare.out, "dir");
+}
+
+TEST(CliCompare, RejectsABadSize) {
+  EXPECT_TRUE(has(usage_error({"compare", "--sizes", "512,0"}), "bad size '0'"));
+}
+
+TEST(CliCompare, RejectsZeroReps) {
+  const std::string message = usage_error({"compare", "--reps", "0"});
+  EXPECT_TRUE(has(message, "--reps"));
+}
+
+}  // namespace
+}  // namespace gemm

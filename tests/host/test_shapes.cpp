@@ -1,0 +1,166 @@
+// Shapes (runner/shapes.h): parsing MxNxK and size lists, the check suite, and the compare defaults.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <ostream>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/errors.h"
+#include "runner/shapes.h"
+
+namespace gemm {
+
+// GoogleTest prints shapes as MxNxK in failure messages.
+static void PrintTo(const Shape& shape, std::ostream* out) { *out << to_string(shape); }
+
+namespace {
+
+// The message of the UsageError `parse` throws, or a test failure when it throws none.
+template <class Parse>
+std::string usage_error_of(Parse parse) {
+  try {
+    parse();
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no UsageError thrown";
+  return "";
+}
+
+bool contains(const std::vector<Shape>& shapes, const Shape& shape) {
+  return std::find(shapes.begin(), shapes.end(), shape) != shapes.end();
+}
+
+bool tma_aligned(const Shape& shape) { return shape.n % 8 == 0 && shape.k % 8 == 0; }
+
+TEST(ParseShape, AcceptsTheSmallestShape) {
+  EXPECT_EQ(parse_shape("1x1x1"), (Shape{1, 1, 1}));
+}
+
+TEST(ParseShape, AcceptsALargeRectangularShapeInMNKOrder) {
+  EXPECT_EQ(parse_shape("4096x14336x4096"), (Shape{4096, 14336, 4096}));
+  EXPECT_EQ(parse_shape("3x5x7"), (Shape{3, 5, 7}));
+}
+
+TEST(ParseShape, AcceptsTheLargestInt) {
+  EXPECT_EQ(parse_shape("2147483647x1x1"), (Shape{2147483647, 1, 1}));
+}
+
+TEST(ParseShape, RejectsMalformedTextNamingIt) {
+  const std::string bad[] = {"",       "64x64",     "1x2x3x4", "0x1x1",          "1x0x1",   "1x1x0",
+                             "-1x2x3", "axbxc",     "1x1x",    "2147483648x1x1", " 1x1x1",  "1x1x1 ",
+                             "1X1X1",  "1.5x1x1",   "x1x1",    "1xx1x1",         "+1x1x1"};
+  for (const std::string& text : bad) {
+    const std::string message = usage_error_of([&] { parse_shape(text); });
+    EXPECT_NE(message.find("'" + text + "'"), std::string::npos) << "input '" << text << "': " << message;
+  }
+}
+
+TEST(ParseShape, ErrorMessageShowsTheAcceptedForm) {
+  const std::string message = usage_error_of([] { parse_shape("64x64"); });
+  EXPECT_NE(message.find("MxNxK"), std::string::npos) << message;
+}
+
+TEST(ParseShapeList, ParsesCommaSeparatedShapesInOrder) {
+  EXPECT_EQ(parse_shape_list("512x512x64,1x1x1,3x2x1"),
+            (std::vector<Shape>{{512, 512, 64}, {1, 1, 1}, {3, 2, 1}}));
+}
+
+TEST(ParseShapeList, ParsesASingleShape) {
+  EXPECT_EQ(parse_shape_list("8x16x24"), (std::vector<Shape>{{8, 16, 24}}));
+}
+
+TEST(ParseShapeList, RejectsABadElementNamingIt) {
+  const std::tuple<std::string, std::string> cases[] = {
+      {"8x8x8,64x64", "'64x64'"},  // malformed element
+      {"8x8x8,,16x16x16", "''"},   // empty element
+      {"8x8x8,", "''"},            // trailing comma
+      {"", "''"},                  // nothing at all
+      {"8x8x8;16x16x16", "'8x8x8;16x16x16'"},
+  };
+  for (const auto& [text, named] : cases) {
+    const std::string message = usage_error_of([&] { parse_shape_list(text); });
+    EXPECT_NE(message.find("bad shape " + named), std::string::npos) << "input '" << text << "': " << message;
+  }
+}
+
+TEST(ParseSizeList, ParsesCommaSeparatedSizesInOrder) {
+  EXPECT_EQ(parse_size_list("1024,2048,1"), (std::vector<int>{1024, 2048, 1}));
+  EXPECT_EQ(parse_size_list("4096"), (std::vector<int>{4096}));
+}
+
+TEST(ParseSizeList, RejectsABadSizeNamingIt) {
+  const std::tuple<std::string, std::string> cases[] = {
+      {"0", "'0'"},         {"12x", "'12x'"}, {"1024,", "''"},
+      {"-5", "'-5'"},       {"", "''"},       {"1024,2147483648", "'2147483648'"},
+      {"64x64x64", "'64x64x64'"},
+  };
+  for (const auto& [text, named] : cases) {
+    const std::string message = usage_error_of([&] { parse_size_list(text); });
+    EXPECT_NE(message.find("bad size " + named), std::string::npos) << "input '" << text << "': " << message;
+  }
+}
+
+TEST(ShapeToString, WritesMxNxK) {
+  EXPECT_EQ(to_string(Shape{4096, 14336, 4096}), "4096x14336x4096");
+  EXPECT_EQ(to_string(Shape{1, 2, 3}), "1x2x3");
+}
+
+TEST(ShapeToString, RoundTripsThroughParseShape) {
+  for (const Shape& shape : shape_suite()) EXPECT_EQ(parse_shape(to_string(shape)), shape) << to_string(shape);
+  const Shape largest{2147483647, 2147483647, 2147483647};
+  EXPECT_EQ(parse_shape(to_string(largest)), largest);
+}
+
+TEST(ShapeSuite, ContainsTheNamedEdgeAndSquareShapes) {
+  const auto& suite = shape_suite();
+  for (const Shape& shape : {Shape{1, 1, 1}, Shape{127, 129, 65}, Shape{1000, 1000, 1000}, Shape{4096, 4096, 4096}})
+    EXPECT_TRUE(contains(suite, shape)) << to_string(shape);
+}
+
+TEST(ShapeSuite, ContainsAThinShape) {
+  const auto& suite = shape_suite();
+  EXPECT_TRUE(std::any_of(suite.begin(), suite.end(), [](const Shape& s) { return s.m == 1 || s.n <= 8; }));
+}
+
+TEST(ShapeSuite, ContainsAWideShape) {
+  const auto& suite = shape_suite();
+  EXPECT_TRUE(std::any_of(suite.begin(), suite.end(), [](const Shape& s) { return s.n >= 8 * s.m; }));
+}
+
+TEST(ShapeSuite, ContainsAnOddK) {
+  const auto& suite = shape_suite();
+  EXPECT_TRUE(std::any_of(suite.begin(), suite.end(), [](const Shape& s) { return s.k % 2 == 1; }));
+}
+
+TEST(ShapeSuite, AllDimensionsArePositive) {
+  for (const Shape& shape : shape_suite()) {
+    EXPECT_GE(shape.m, 1) << to_string(shape);
+    EXPECT_GE(shape.n, 1) << to_string(shape);
+    EXPECT_GE(shape.k, 1) << to_string(shape);
+  }
+}
+
+TEST(ShapeSuite, HasNoDuplicates) {
+  std::set<std::string> seen;
+  for (const Shape& shape : shape_suite()) EXPECT_TRUE(seen.insert(to_string(shape)).second) << to_string(shape);
+}
+
+TEST(ShapeSuite, GivesTmaKernelsAtLeastTenShapes) {
+  const auto& suite = shape_suite();
+  EXPECT_GE(std::count_if(suite.begin(), suite.end(), tma_aligned), 10);
+}
+
+TEST(DefaultCompareShapes, AreFourSquaresAndOneLlmProjection) {
+  EXPECT_EQ(default_compare_shapes(), (std::vector<Shape>{{1024, 1024, 1024},
+                                                          {2048, 2048, 2048},
+                                                          {4096, 4096, 4096},
+                                                          {8192, 8192, 8192},
+                                                          {4096, 14336, 4096}}));
+}
+
+}  // namespace
+}  // namespace gemm

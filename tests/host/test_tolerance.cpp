@@ -1,0 +1,184 @@
+// How one output element is judged (runner/tolerance.h), and the names of the injectable faults.
+#include <cuda_bf16.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <ostream>
+
+#include "runner/faults.h"
+#include "runner/tolerance.h"
+
+namespace gemm {
+
+// GoogleTest prints statuses by name in failure messages.
+static void PrintTo(ElementStatus status, std::ostream* out) { *out << element_status_name(status); }
+
+namespace {
+
+// A bf16 result element: its raw bits and the same value widened to float, as the checker sees them.
+struct Element {
+  uint16_t bits;
+  float value;
+};
+
+// `value` must be exactly representable in bf16, so the tests below know the element they build.
+Element bf16_element(float value) {
+  const __nv_bfloat16 rounded = __float2bfloat16(value);
+  const Element element{__bfloat16_as_ushort(rounded), __bfloat162float(rounded)};
+  if (!std::isnan(value) && element.value != value) ADD_FAILURE() << value << " is not a bf16 value";
+  return element;
+}
+
+Element element_from_bits(uint16_t bits) { return {bits, __bfloat162float(__ushort_as_bfloat16(bits))}; }
+
+ElementStatus classify(const Element& element, double reference, double atol) {
+  return classify_element(element.bits, element.value, reference, atol);
+}
+
+ElementStatus classify(float value, double reference, double atol) {
+  return classify(bf16_element(value), reference, atol);
+}
+
+const double kSmallAtol = absolute_tolerance(1);  // 1/3072: negligible next to values near 1
+
+constexpr uint16_t kNaNBits = 0x7fff;
+constexpr uint16_t kPlusInfBits = 0x7f80;
+constexpr uint16_t kMinusInfBits = 0xff80;
+
+TEST(Tolerance, RelativeToleranceIsTwoToTheMinus6) {
+  static_assert(kRelTol == 1.0 / 64);
+  EXPECT_EQ(kRelTol, 0.015625);
+}
+
+TEST(Tolerance, AbsoluteToleranceIsFractionOfSqrtKOver3) {
+  EXPECT_DOUBLE_EQ(absolute_tolerance(1), kAbsTolFraction / 3);
+  EXPECT_DOUBLE_EQ(absolute_tolerance(1), 1.0 / 3072);
+  EXPECT_DOUBLE_EQ(absolute_tolerance(4096), kAbsTolFraction * 64 / 3);
+  EXPECT_DOUBLE_EQ(absolute_tolerance(4096), 1.0 / 48);
+}
+
+TEST(Tolerance, AbsoluteToleranceGrowsWithSqrtK) {
+  for (int k : {1, 3, 64, 1000, 4096, 1 << 20}) {
+    EXPECT_DOUBLE_EQ(absolute_tolerance(4 * k), 2 * absolute_tolerance(k)) << "K = " << k;
+    EXPECT_LT(absolute_tolerance(k), absolute_tolerance(k + 1)) << "K = " << k;
+  }
+}
+
+TEST(Tolerance, TestElementsAreTheBf16BitsOfTheirValue) {
+  EXPECT_EQ(bf16_element(1.0f).bits, 0x3f80);
+  EXPECT_EQ(bf16_element(1.0078125f).bits, 0x3f81);
+  EXPECT_EQ(bf16_element(-2.0f).bits, 0xc000);
+  EXPECT_EQ(bf16_element(-0.0f).bits, 0x8000);
+}
+
+TEST(ClassifyElement, ExactMatchIsOk) {
+  for (float value : {1.0f, -3.5f, 1024.0f, 0.0f, 0.00048828125f})
+    EXPECT_EQ(classify(value, static_cast<double>(value), 0.0), ElementStatus::kOk) << value;
+}
+
+TEST(ClassifyElement, OneAndTwoUlpNeighboursAreOk) {
+  EXPECT_EQ(classify(1.0078125f, 1.0, kSmallAtol), ElementStatus::kOk);  // 1 ulp above 1
+  EXPECT_EQ(classify(1.015625f, 1.0, kSmallAtol), ElementStatus::kOk);   // 2 ulps above 1
+  EXPECT_EQ(classify(0.99609375f, 1.0, kSmallAtol), ElementStatus::kOk);  // 1 ulp below 1 (ulp 2^-8 there)
+  EXPECT_EQ(classify(-1.015625f, -1.0, kSmallAtol), ElementStatus::kOk);  // negative side
+}
+
+TEST(ClassifyElement, FourUlpsOffAtMagnitudeOneIsWrong) {
+  EXPECT_EQ(classify(1.03125f, 1.0, kSmallAtol), ElementStatus::kWrong);
+  EXPECT_EQ(classify(-1.03125f, -1.0, kSmallAtol), ElementStatus::kWrong);
+  EXPECT_EQ(classify(1.0f, 1.03125, kSmallAtol), ElementStatus::kWrong);
+}
+
+// At reference 64 with atol 0.5 the bound is 64/64 + 0.5 = 1.5: 65.5 and 62.5 sit exactly on it.
+TEST(ClassifyElement, RelativePlusAbsoluteBoundIsInclusive) {
+  EXPECT_EQ(classify(65.5f, 64.0, 0.5), ElementStatus::kOk);
+  EXPECT_EQ(classify(62.5f, 64.0, 0.5), ElementStatus::kOk);
+}
+
+TEST(ClassifyElement, JustInsideTheBoundIsOk) {
+  EXPECT_EQ(classify(65.5f, 64.0, 0.5 + 1e-9), ElementStatus::kOk);
+  EXPECT_EQ(classify(62.5f, 64.0, 0.5 + 1e-9), ElementStatus::kOk);
+}
+
+TEST(ClassifyElement, JustOutsideTheBoundIsWrong) {
+  EXPECT_EQ(classify(65.5f, 64.0, 0.5 - 1e-9), ElementStatus::kWrong);
+  EXPECT_EQ(classify(62.5f, 64.0, 0.5 - 1e-9), ElementStatus::kWrong);
+}
+
+TEST(ClassifyElement, BoundScalesWithTheReference) {
+  // Error 16 at reference 1024 is exactly kRelTol·|R|; the same error at reference 512 is twice the bound.
+  EXPECT_EQ(classify(1040.0f, 1024.0, 0.0), ElementStatus::kOk);
+  EXPECT_EQ(classify(528.0f, 512.0, 0.0), ElementStatus::kWrong);
+}
+
+TEST(ClassifyElement, NaNValueIsNaN) {
+  EXPECT_EQ(classify(element_from_bits(kNaNBits), 1.0, kSmallAtol), ElementStatus::kNaN);
+  EXPECT_EQ(classify(element_from_bits(0xffc0), 1.0, kSmallAtol), ElementStatus::kNaN);
+}
+
+TEST(ClassifyElement, InfinitiesAreInf) {
+  EXPECT_EQ(classify(element_from_bits(kPlusInfBits), 1.0, kSmallAtol), ElementStatus::kInf);
+  EXPECT_EQ(classify(element_from_bits(kMinusInfBits), -1.0, kSmallAtol), ElementStatus::kInf);
+}
+
+TEST(ClassifyElement, InfinityIsInfEvenWhenTheReferenceIsInfinite) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(classify(element_from_bits(kPlusInfBits), inf, kSmallAtol), ElementStatus::kInf);
+}
+
+TEST(ClassifyElement, PoisonBitsAreUnwrittenAlthoughTheyAreANaN) {
+  const Element poison = element_from_bits(kPoisonBits);
+  ASSERT_TRUE(std::isnan(poison.value));
+  EXPECT_EQ(classify(poison, 1.0, kSmallAtol), ElementStatus::kUnwritten);
+}
+
+TEST(ClassifyElement, NaNReferenceFailsAFiniteValue) {
+  EXPECT_EQ(classify(1.0f, std::numeric_limits<double>::quiet_NaN(), kSmallAtol), ElementStatus::kWrong);
+  EXPECT_EQ(classify(0.0f, std::numeric_limits<double>::quiet_NaN(), kSmallAtol), ElementStatus::kWrong);
+}
+
+TEST(ClassifyElement, InfReferenceFailsAFiniteValue) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(classify(1.0f, inf, kSmallAtol), ElementStatus::kWrong);
+  EXPECT_EQ(classify(-1.0f, -inf, kSmallAtol), ElementStatus::kWrong);
+}
+
+// Near zero the relative term vanishes and atol decides: atol(4096) = 1/48 ≈ 0.0208.
+TEST(ClassifyElement, NearZeroAbsoluteToleranceDecides) {
+  const double atol = absolute_tolerance(4096);
+  EXPECT_EQ(classify(0.015625f, 0.0, atol), ElementStatus::kOk);      // 2^-6 < atol
+  EXPECT_EQ(classify(-0.015625f, 0.0, atol), ElementStatus::kOk);
+  EXPECT_EQ(classify(0.03125f, 0.0, atol), ElementStatus::kWrong);    // 2^-5 > atol
+  EXPECT_EQ(classify(-0.03125f, 0.0, atol), ElementStatus::kWrong);
+  EXPECT_EQ(classify(0.0f, 0.03125, atol), ElementStatus::kWrong);
+}
+
+TEST(ClassifyElement, NegativeZeroMatchesPositiveZero) {
+  EXPECT_EQ(classify(-0.0f, 0.0, 0.0), ElementStatus::kOk);
+  EXPECT_EQ(classify(0.0f, -0.0, 0.0), ElementStatus::kOk);
+}
+
+TEST(ElementStatusName, NamesEachStatus) {
+  EXPECT_STREQ(element_status_name(ElementStatus::kOk), "ok");
+  EXPECT_STREQ(element_status_name(ElementStatus::kWrong), "wrong");
+  EXPECT_STREQ(element_status_name(ElementStatus::kNaN), "NaN");
+  EXPECT_STREQ(element_status_name(ElementStatus::kInf), "Inf");
+  EXPECT_STREQ(element_status_name(ElementStatus::kUnwritten), "unwritten");
+}
+
+TEST(ParseFault, MapsEachNameToItsFault) {
+  EXPECT_EQ(parse_fault("wrong"), Fault::kWrongValue);
+  EXPECT_EQ(parse_fault("unwritten"), Fault::kUnwritten);
+  EXPECT_EQ(parse_fault("nan"), Fault::kNaN);
+}
+
+TEST(ParseFault, RejectsAnythingElse) {
+  for (const char* text : {"", "NaN", "Wrong", "wrong ", "inf", "unwriten", "maybe"})
+    EXPECT_EQ(parse_fault(text), std::nullopt) << "'" << text << "'";
+}
+
+}  // namespace
+}  // namespace gemm
