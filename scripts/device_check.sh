@@ -35,13 +35,16 @@ fi
 echo "== instruction ceilings"
 timeout 300 "$build/ceilings" | tee "$out/ceilings.txt"
 
+echo "== smoke check (every kernel, two small shapes)"
+timeout 120 "$build/gemm" check all --shapes 128x256x64,300x520x72 --seeds 1 2>&1 | tee "$out/smoke.txt" | tail -15
+
 echo "== GPU tests"
-ctest --test-dir "$build" -L gpu --output-on-failure --timeout 300 >"$out/ctest_gpu.log" 2>&1
+ctest --test-dir "$build" -L gpu --output-on-failure --timeout 180 >"$out/ctest_gpu.log" 2>&1
 gpu_tests=$?
 grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|Not Run" "$out/ctest_gpu.log"
 
 echo "== compare"
-timeout 900 "$build/gemm" compare --out "$out/compare" "$@" >"$out/compare.txt" 2>&1
+timeout 400 "$build/gemm" compare --out "$out/compare" "$@" >"$out/compare.txt" 2>&1
 compare=$?
 
 echo
