@@ -33,7 +33,8 @@ namespace {
 constexpr int kBlockM = 128;  // rows of C per CTA
 constexpr int kBlockN = 128;  // columns of C per CTA
 constexpr int kBlockK = 16;   // depth of one shared-memory stage: one 16-byte load of A and of B per thread
-constexpr int kThreads = 256;  // 8 warps; with ≤128 registers two CTAs fit on an SM (16 warps)
+constexpr int kThreads = 256;  // 8 warps
+constexpr int kMinBlocksPerSm = 2;  // caps registers at 128 so two CTAs (16 warps) share an SM
 
 constexpr int kWarpsM = 4;                   // warps stacked along M
 constexpr int kWarpsN = 2;                   // and along N
@@ -48,15 +49,17 @@ constexpr int kIterN = kWarpN / (kLanesN * kThreadN);  // 2 sub-tiles of 32 colu
 
 static_assert(kWarpsM * kWarpsN * 32 == kThreads);
 static_assert(kIterM * kLanesM * kThreadM == kWarpM && kIterN * kLanesN * kThreadN == kWarpN);
-static_assert(kBlockM * kBlockK == kThreads * kChunkElements, "one 16-byte A load per thread per stage");
-static_assert(kBlockN * kBlockK == kThreads * kChunkElements, "one 16-byte B load per thread per stage");
+constexpr int kLoadsPerThread = kBlockM * kBlockK / (kThreads * kChunkElements);  // 16-byte loads per operand
+static_assert(kLoadsPerThread * kThreads * kChunkElements == kBlockM * kBlockK);
 static_assert(kBlockM == kBlockN, "A and B tiles share the loading code and the transposed layout");
+static_assert(kBlockM % 32 == 0, "a warp loads 32 consecutive rows");
 
 // Operand tiles in shared memory, fp32 and transposed: tile[k][row]. Two buffers (double buffering).
 struct SharedTiles {
   float a[2][kBlockK][kBlockM];
   float b[2][kBlockK][kBlockN];
 };
+constexpr int kSharedBytes = sizeof(SharedTiles);
 
 // bf16 is the upper half of an fp32: widening is a shift (low element) or a mask (high element).
 __device__ __forceinline__ float low_bf16_to_float(uint32_t pair) { return __uint_as_float(pair << 16); }
@@ -73,9 +76,44 @@ __device__ __forceinline__ void store_segment_transposed(float (*tile)[kBlockM],
   }
 }
 
+// Global -> shared mapping: 16-byte load i of thread t is chunk c = t + i * kThreads of the tile, i.e. row
+// c % kBlockM, columns 8 * (c / kBlockM) .. + 7. The 32 lanes of a warp take 32 consecutive rows.
+struct LoadSlot {
+  int row;
+  int k;
+};
+__device__ __forceinline__ LoadSlot load_slot(int i) {
+  const int chunk = threadIdx.x + i * kThreads;
+  return {chunk % kBlockM, (chunk / kBlockM) * kChunkElements};
+}
+
+// Chunk i of this thread's share of a k tile, for A and for B: loaded into registers, then stored to smem.
+struct ChunkPair {
+  uint4 a;
+  uint4 b;
+};
+
 template <bool kVectorLoads>
-__global__ void __launch_bounds__(kThreads, 2) simt_warptiling_kernel(GemmProblem problem) {
-  __shared__ __align__(16) SharedTiles smem;
+__device__ __forceinline__ ChunkPair load_chunks(const GemmProblem& p, int block_row, int block_col, int k0, int i) {
+  const LoadSlot slot = load_slot(i);
+  return {load_row_chunk<kVectorLoads>(p.a, p.m, p.k, block_row + slot.row, k0 + slot.k),
+          load_row_chunk<kVectorLoads>(p.b, p.n, p.k, block_col + slot.row, k0 + slot.k)};
+}
+
+__device__ __forceinline__ void store_chunks(SharedTiles& smem, int buffer, int i, const ChunkPair& chunks) {
+  const LoadSlot slot = load_slot(i);
+  store_segment_transposed(smem.a[buffer], slot.row, slot.k, chunks.a);
+  store_segment_transposed(smem.b[buffer], slot.row, slot.k, chunks.b);
+}
+
+// The compute of a k tile is split into kLoadsPerThread phases; phase i loads chunk i of the next tile at
+// its start and stores it at its end, so only one chunk pair (8 registers) is ever in flight.
+constexpr int kPhaseK = kBlockK / kLoadsPerThread;
+
+template <bool kVectorLoads>
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) simt_warptiling_kernel(GemmProblem problem) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  SharedTiles& smem = *reinterpret_cast<SharedTiles*>(shared_bytes);
   const int M = problem.m, N = problem.n, K = problem.k;
 
   // One-dimensional grid, N-tiles fastest: no gridDim.y limit on M.
@@ -90,53 +128,47 @@ __global__ void __launch_bounds__(kThreads, 2) simt_warptiling_kernel(GemmProble
   const int lane_row = (lane / kLanesN) * kThreadM;
   const int lane_col = (lane % kLanesN) * kThreadN;
 
-  // Global -> shared mapping: thread t loads row t % 128, k offset 8 * (t / 128) of each tile.
-  const int load_row = threadIdx.x % kBlockM;
-  const int load_k = (threadIdx.x / kBlockM) * kChunkElements;
-
   float acc[kIterM][kThreadM][kIterN][kThreadN] = {};
 
   const int k_tiles = ceil_div(K, kBlockK);
-  uint4 a_next = load_row_chunk<kVectorLoads>(problem.a, M, K, block_row + load_row, load_k);
-  uint4 b_next = load_row_chunk<kVectorLoads>(problem.b, N, K, block_col + load_row, load_k);
-  store_segment_transposed(smem.a[0], load_row, load_k, a_next);
-  store_segment_transposed(smem.b[0], load_row, load_k, b_next);
+#pragma unroll
+  for (int i = 0; i < kLoadsPerThread; ++i)
+    store_chunks(smem, 0, i, load_chunks<kVectorLoads>(problem, block_row, block_col, 0, i));
   __syncthreads();
 
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
     const int buffer = k_tile % 2;
     const bool has_next = k_tile + 1 < k_tiles;
-    if (has_next) {  // issue the next tile's global loads now; they complete while we compute
-      const int k_next = (k_tile + 1) * kBlockK + load_k;
-      a_next = load_row_chunk<kVectorLoads>(problem.a, M, K, block_row + load_row, k_next);
-      b_next = load_row_chunk<kVectorLoads>(problem.b, N, K, block_col + load_row, k_next);
-    }
+#pragma unroll
+    for (int phase = 0; phase < kLoadsPerThread; ++phase) {
+      ChunkPair next;
+      if (has_next)  // issue the next tile's global loads now; they complete while we compute
+        next = load_chunks<kVectorLoads>(problem, block_row, block_col, (k_tile + 1) * kBlockK, phase);
 
 #pragma unroll
-    for (int kk = 0; kk < kBlockK; ++kk) {
-      float a_frag[kIterM][kThreadM];
-      float b_frag[kIterN][kThreadN];
+      for (int kk = phase * kPhaseK; kk < (phase + 1) * kPhaseK; ++kk) {
+        float a_frag[kIterM][kThreadM];
+        float b_frag[kIterN][kThreadN];
 #pragma unroll
-      for (int im = 0; im < kIterM; ++im)
-        *reinterpret_cast<float4*>(a_frag[im]) =
-            *reinterpret_cast<const float4*>(&smem.a[buffer][kk][warp_row + im * (kLanesM * kThreadM) + lane_row]);
+        for (int im = 0; im < kIterM; ++im)
+          *reinterpret_cast<float4*>(a_frag[im]) =
+              *reinterpret_cast<const float4*>(&smem.a[buffer][kk][warp_row + im * (kLanesM * kThreadM) + lane_row]);
 #pragma unroll
-      for (int in = 0; in < kIterN; ++in)
-        *reinterpret_cast<float4*>(b_frag[in]) =
-            *reinterpret_cast<const float4*>(&smem.b[buffer][kk][warp_col + in * (kLanesN * kThreadN) + lane_col]);
+        for (int in = 0; in < kIterN; ++in)
+          *reinterpret_cast<float4*>(b_frag[in]) =
+              *reinterpret_cast<const float4*>(&smem.b[buffer][kk][warp_col + in * (kLanesN * kThreadN) + lane_col]);
 #pragma unroll
-      for (int im = 0; im < kIterM; ++im)
+        for (int im = 0; im < kIterM; ++im)
 #pragma unroll
-        for (int i = 0; i < kThreadM; ++i)
+          for (int i = 0; i < kThreadM; ++i)
 #pragma unroll
-          for (int in = 0; in < kIterN; ++in)
+            for (int in = 0; in < kIterN; ++in)
 #pragma unroll
-            for (int j = 0; j < kThreadN; ++j) acc[im][i][in][j] = fmaf(a_frag[im][i], b_frag[in][j], acc[im][i][in][j]);
-    }
+              for (int j = 0; j < kThreadN; ++j)
+                acc[im][i][in][j] = fmaf(a_frag[im][i], b_frag[in][j], acc[im][i][in][j]);
+      }
 
-    if (has_next) {  // the other buffer was last read in the previous iteration, before its barrier
-      store_segment_transposed(smem.a[buffer ^ 1], load_row, load_k, a_next);
-      store_segment_transposed(smem.b[buffer ^ 1], load_row, load_k, b_next);
+      if (has_next) store_chunks(smem, buffer ^ 1, phase, next);  // that buffer was last read before the previous barrier
     }
     __syncthreads();
   }
@@ -177,11 +209,13 @@ __global__ void __launch_bounds__(kThreads, 2) simt_warptiling_kernel(GemmProble
 GemmLaunch prepare_simt_warptiling(const GemmProblem& problem) {
   const bool vector_loads = problem.k % kChunkElements == 0 && is_aligned_16(problem.a) && is_aligned_16(problem.b);
   const int tiles = ceil_div(problem.m, kBlockM) * ceil_div(problem.n, kBlockN);
+  CUDA_CHECK(cudaFuncSetAttribute(simt_warptiling_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  CUDA_CHECK(cudaFuncSetAttribute(simt_warptiling_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   return [=](cudaStream_t stream) {
     if (vector_loads)
-      simt_warptiling_kernel<true><<<tiles, kThreads, 0, stream>>>(problem);
+      simt_warptiling_kernel<true><<<tiles, kThreads, kSharedBytes, stream>>>(problem);
     else
-      simt_warptiling_kernel<false><<<tiles, kThreads, 0, stream>>>(problem);
+      simt_warptiling_kernel<false><<<tiles, kThreads, kSharedBytes, stream>>>(problem);
     check_launch("simt_warptiling_kernel");
   };
 }

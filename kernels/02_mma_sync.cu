@@ -6,16 +6,21 @@
 // tensor cores:
 //
 //   cp.async      global -> shared copies that skip the register file and run in the background; a ring of
-//                 4 stages keeps 3 k tiles in flight while the fourth is computed.
+//                 3 stages keeps 2 k tiles in flight while the third is computed.
 //   swizzle       a 128-byte row of the tile (64 bf16) covers all 32 banks; storing 16-byte chunk c of row r
 //                 at position c ^ (r % 8) makes ldmatrix's 8-row column reads conflict-free (common/swizzle.h).
 //   ldmatrix.x4   one instruction loads a 16×16 bf16 fragment into the exact register layout mma expects.
 //   mma.sync      m16n8k16, bf16 inputs, fp32 accumulators; a warp owns a 64×64 tile = 4×8 instructions
 //                 per k16 step, and the next step's fragments are loaded while these run.
 //
-// Block tile 128×256×64 with 8 warps (2 along M × 4 along N). Shapes: any M, N, K ≥ 1. When K is a
-// multiple of 8, rows are 16-byte aligned and cp.async zero-fills the chunks past M, N or K; otherwise the
-// same kernel is instantiated with element-wise loads (synchronous, same swizzled layout).
+// Block tile 128×128×64 with 4 warps (2 × 2). A 64×64 warp tile needs ~220 registers, so an SM holds at
+// most 8 such warps; they are spread over two independent CTAs (96 KB of shared memory each) rather than
+// one CTA of 8, so that one CTA's barrier waits and pipeline refills overlap the other's mma work (measured
+// against the alternatives in kernels/02_mma_sync.md).
+//
+// Shapes: any M, N, K ≥ 1. When K is a multiple of 8, rows are 16-byte aligned and cp.async zero-fills the
+// chunks past M, N or K; otherwise the same kernel is instantiated with element-wise loads (synchronous,
+// same swizzled layout).
 
 #include <cstdint>
 
@@ -30,11 +35,11 @@ namespace {
 
 // ---- tile parameters --------------------------------------------------------------------------------
 constexpr int kBlockM = 128;
-constexpr int kBlockN = 256;
+constexpr int kBlockN = 128;
 constexpr int kBlockK = 64;   // one 128-byte swizzle row per tile row
-constexpr int kStages = 4;    // 4 × 48 KB = 192 KB of the 227 KB an SM offers; one CTA per SM
-constexpr int kWarpsM = 2;
-constexpr int kWarpsN = 4;
+constexpr int kStages = 3;    // 3 × 32 KB = 96 KB, so two CTAs share an SM's 227 KB
+constexpr int kWarpsM = 2;    // 4 warps, each a 64 × 64 tile: the largest warp tile whose 128 fp32
+constexpr int kWarpsN = 2;    // accumulators (plus fragments) fit the 255-register limit
 constexpr int kThreads = kWarpsM * kWarpsN * 32;
 constexpr int kWarpM = kBlockM / kWarpsM;  // 64
 constexpr int kWarpN = kBlockN / kWarpsN;  // 64
@@ -50,55 +55,86 @@ constexpr int kSharedBytes = kStages * kStageBytes;
 
 static_assert(kBlockK * 2 == kSwizzleRowBytes, "a tile row is exactly one swizzle row");
 static_assert((kBlockM * kChunksPerRow) % kThreads == 0 && (kBlockN * kChunksPerRow) % kThreads == 0);
-static_assert(kStageBytesA % kSwizzleAtomBytes == 0);
+static_assert(kStageBytesA % kSwizzleAtomBytes == 0, "stages keep the 1024-byte swizzle alignment");
 
-// Copy a (tile_rows × 64) tile of a K-major matrix into shared memory, swizzled. Thread t copies chunks
-// t, t + 256, ...: a warp covers 4 whole rows (4 × 128 contiguous bytes of global memory) per pass.
-template <bool kAsyncCopy, int kTileRows>
-__device__ __forceinline__ void load_tile(char* tile, const bf16* matrix, int rows, int K, int first_row, int k0) {
+// Copies (tile_rows × 64)-element tiles of one K-major operand into shared memory, swizzled. Thread t
+// copies chunks t, t + 128, ... of the tile: a warp covers 4 whole rows (4 × 128 contiguous bytes of global
+// memory) per pass, and pass p is pass 0 moved down by 16 rows. So everything but the k offset is computed
+// once per thread: the source row, the rows left before the matrix ends, and the swizzled destination,
+// which is the same for every pass up to a multiple of 2048 bytes (16 rows keep row % 8).
+template <int kTileRows>
+struct TileLoader {
+  static constexpr int kPasses = kTileRows * kChunksPerRow / kThreads;
+  static constexpr int kRowsPerPass = kThreads / kChunksPerRow;  // 16
+  static_assert(kRowsPerPass % 8 == 0, "passes must keep row % 8, i.e. the swizzle pattern");
+
+  const bf16* row_start;  // this thread's first row, column `chunk * 8` (clamped into the matrix)
+  int row;                // that row's index in the matrix
+  int rows;
+  int column;             // chunk * 8
+  uint32_t smem_offset;   // swizzled byte offset of this thread's chunk in pass 0
+
+  __device__ TileLoader(const bf16* matrix, int rows_in_matrix, int K, int first_row)
+      : row(first_row + static_cast<int>(threadIdx.x) / kChunksPerRow),
+        rows(rows_in_matrix),
+        column(static_cast<int>(threadIdx.x) % kChunksPerRow * 8),
+        smem_offset(swizzled_chunk_offset(threadIdx.x / kChunksPerRow, threadIdx.x % kChunksPerRow)) {
+    row_start = matrix + static_cast<size_t>(min(row, rows - 1)) * K + column;
+  }
+
+  template <bool kAsyncCopy>
+  __device__ __forceinline__ void load(char* tile, const bf16* matrix, int K, int k0) const {
 #pragma unroll
-  for (int pass = 0; pass < kTileRows * kChunksPerRow / kThreads; ++pass) {
-    const int chunk_id = threadIdx.x + pass * kThreads;
-    const int row = chunk_id / kChunksPerRow;
-    const int chunk = chunk_id % kChunksPerRow;
-    const int global_row = first_row + row;
-    const int k = k0 + chunk * 8;
-    char* destination = tile + swizzled_chunk_offset(row, chunk);
-    if constexpr (kAsyncCopy) {
-      // K % 8 == 0: a chunk is entirely inside or outside. Outside chunks read 0 bytes (zero-fill) from
-      // a valid dummy address.
-      const bool inside = global_row < rows && k < K;
-      const bf16* source = inside ? matrix + static_cast<size_t>(global_row) * K + k : matrix;
-      cp_async_16(smem_address(destination), source, inside ? 16 : 0);
-    } else {
-      const uint4 bits = load_row_chunk<false>(matrix, rows, K, global_row, k);
-      *reinterpret_cast<uint4*>(destination) = bits;
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int pass_row = row + pass * kRowsPerPass;
+      char* destination = tile + smem_offset + pass * kRowsPerPass * kSwizzleRowBytes;
+      if constexpr (kAsyncCopy) {
+        // K % 8 == 0: a chunk is entirely inside or outside. Outside chunks read 0 bytes (zero-fill) from
+        // a valid dummy address.
+        const bool inside = pass_row < rows && k0 + column < K;
+        const bf16* source = inside ? row_start + static_cast<size_t>(pass) * kRowsPerPass * K + k0 : matrix;
+        cp_async_16(smem_address(destination), source, inside ? 16 : 0);
+      } else {
+        *reinterpret_cast<uint4*>(destination) = load_row_chunk<false>(matrix, rows, K, pass_row, k0 + column);
+      }
     }
   }
-}
+};
 
 struct Fragments {
   uint32_t a[kTilesM][4];     // four 16×16 A fragments
   uint32_t b[kTilesN][2];     // eight 16×8 B fragments
 };
 
-// Load the fragments of k16 step `k_step` (0-3) of a stage. ldmatrix.x4 takes one row address per lane:
+// ldmatrix.x4 takes one row address per lane:
 //   A, per m16 tile: lane l gives row l % 16, chunk 2·k_step + l / 16
 //        -> matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15) = a[0..3]
 //   B, per pair of n8 tiles: lane l gives row (l / 16)·8 + l % 8, chunk 2·k_step + (l / 8) % 2
 //        -> (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15) = b[2p][0..1], b[2p+1][0..1]
-__device__ __forceinline__ void load_fragments(Fragments& frag, uint32_t stage_a, uint32_t stage_b, int warp_row,
-                                               int warp_col, int lane, int k_step) {
+// Every row a lane addresses has row % 8 == lane % 8, and chunk 2·k_step + c (c = 0 or 1) equals
+// c XOR 2·k_step. So the swizzled offset of k step s is the k-step-0 offset XOR (s · 32): one LOP per
+// k step, and the 16-row tiles are fixed 2048-byte steps from there (the k-group XOR of CUTLASS's
+// crosswise layout, see kernels/02_mma_sync.md).
+struct FragmentOffsets {
+  uint32_t a;  // byte offset in the A stage of this lane's row of m16 tile 0, k step 0
+  uint32_t b;  // byte offset in the B stage of this lane's row of n8 pair 0, k step 0
+  __device__ FragmentOffsets(int warp_row, int warp_col, int lane)
+      : a(swizzled_chunk_offset(warp_row + lane % 16, lane / 16)),
+        b(swizzled_chunk_offset(warp_col + (lane / 16) * 8 + lane % 8, (lane / 8) % 2)) {}
+};
+constexpr uint32_t kMmaTileBytes = kMmaM * kSwizzleRowBytes;  // 16 rows = 2048 bytes
+
+__device__ __forceinline__ void load_fragments(Fragments& frag, uint32_t stage_a, uint32_t stage_b,
+                                               const FragmentOffsets& offsets, int k_step) {
+  const uint32_t k_step_xor = k_step * 32;
+  const uint32_t a_address = stage_a + (offsets.a ^ k_step_xor);
+  const uint32_t b_address = stage_b + (offsets.b ^ k_step_xor);
 #pragma unroll
-  for (int tm = 0; tm < kTilesM; ++tm) {
-    const int row = warp_row + tm * kMmaM + lane % 16;
-    ldmatrix_x4(frag.a[tm], stage_a + swizzled_chunk_offset(row, 2 * k_step + lane / 16));
-  }
+  for (int tm = 0; tm < kTilesM; ++tm) ldmatrix_x4(frag.a[tm], a_address + tm * kMmaTileBytes);
 #pragma unroll
   for (int pair = 0; pair < kTilesN / 2; ++pair) {
-    const int row = warp_col + pair * 2 * kMmaN + (lane / 16) * 8 + lane % 8;
     uint32_t regs[4];
-    ldmatrix_x4(regs, stage_b + swizzled_chunk_offset(row, 2 * k_step + (lane / 8) % 2));
+    ldmatrix_x4(regs, b_address + pair * kMmaTileBytes);
     frag.b[2 * pair][0] = regs[0];
     frag.b[2 * pair][1] = regs[1];
     frag.b[2 * pair + 1][0] = regs[2];
@@ -107,7 +143,7 @@ __device__ __forceinline__ void load_fragments(Fragments& frag, uint32_t stage_a
 }
 
 template <bool kAsyncCopy>
-__global__ void __launch_bounds__(kThreads, 1) mma_sync_kernel(GemmProblem problem) {
+__global__ void __launch_bounds__(kThreads, 2) mma_sync_kernel(GemmProblem problem) {
   extern __shared__ __align__(1024) char smem[];
   const int M = problem.m, N = problem.n, K = problem.k;
 
@@ -121,10 +157,13 @@ __global__ void __launch_bounds__(kThreads, 1) mma_sync_kernel(GemmProblem probl
 
   auto stage_a = [&](int stage) { return smem + stage * kStageBytes; };
   auto stage_b = [&](int stage) { return smem + stage * kStageBytes + kStageBytesA; };
+  const TileLoader<kBlockM> loader_a(problem.a, M, K, block_row);
+  const TileLoader<kBlockN> loader_b(problem.b, N, K, block_col);
   auto load_stage = [&](int stage, int k_tile) {
-    load_tile<kAsyncCopy, kBlockM>(stage_a(stage), problem.a, M, K, block_row, k_tile * kBlockK);
-    load_tile<kAsyncCopy, kBlockN>(stage_b(stage), problem.b, N, K, block_col, k_tile * kBlockK);
+    loader_a.template load<kAsyncCopy>(stage_a(stage), problem.a, K, k_tile * kBlockK);
+    loader_b.template load<kAsyncCopy>(stage_b(stage), problem.b, K, k_tile * kBlockK);
   };
+  const FragmentOffsets fragment_offsets(warp_row, warp_col, lane);
 
   float acc[kTilesM][kTilesN][4] = {};
   const int k_tiles = ceil_div(K, kBlockK);
@@ -142,19 +181,19 @@ __global__ void __launch_bounds__(kThreads, 1) mma_sync_kernel(GemmProblem probl
     __syncthreads();                     // ... and everyone's; also, everyone has finished k_tile - 1
 
     // Refill the stage computed in the previous iteration with k tile k_tile + kStages - 1.
-    const int next = k_tile + kStages - 1;
-    if (next < k_tiles) load_stage(next % kStages, next);
+    const int refill = k_tile + kStages - 1;
+    if (refill < k_tiles) load_stage(refill % kStages, refill);
     cp_async_commit_group();
 
     const int stage = k_tile % kStages;
     const uint32_t a_base = smem_address(stage_a(stage));
     const uint32_t b_base = smem_address(stage_b(stage));
     Fragments frag[2];
-    load_fragments(frag[0], a_base, b_base, warp_row, warp_col, lane, 0);
+    load_fragments(frag[0], a_base, b_base, fragment_offsets, 0);
 #pragma unroll
     for (int k_step = 0; k_step < kBlockK / kMmaK; ++k_step) {
       if (k_step + 1 < kBlockK / kMmaK)  // double-buffer the fragments: next step's loads overlap these mmas
-        load_fragments(frag[(k_step + 1) % 2], a_base, b_base, warp_row, warp_col, lane, k_step + 1);
+        load_fragments(frag[(k_step + 1) % 2], a_base, b_base, fragment_offsets, k_step + 1);
       const Fragments& f = frag[k_step % 2];
 #pragma unroll
       for (int tm = 0; tm < kTilesM; ++tm)

@@ -52,9 +52,9 @@ __host__ __device__ inline ElementStatus classify_element(uint16_t bits, float v
   if (bits == kPoisonBits) return ElementStatus::kUnwritten;
   if (is_nan(value)) return ElementStatus::kNaN;
   if (is_inf(value)) return ElementStatus::kInf;
+  if (!(reference - reference == 0)) return ElementStatus::kWrong;  // a NaN or Inf reference: nothing can match it
   const double error = static_cast<double>(value) - reference;
   const double magnitude = reference < 0 ? -reference : reference;
-  // Written so that a NaN or Inf reference also fails.
   if (!(error <= kRelTol * magnitude + atol && -error <= kRelTol * magnitude + atol)) return ElementStatus::kWrong;
   return ElementStatus::kOk;
 }

@@ -132,5 +132,24 @@ TEST(Swizzle, EightRowsOfOneColumnCoverAll32Banks) {
   }
 }
 
+// Kernel 02 steps its ldmatrix addresses along K by XOR: for a row r and a first chunk c in {0, 1}, the
+// swizzled offset of chunk c + 2s (k16 step s) is the offset of chunk c XOR (32 · s), and rows 8 apart
+// keep the pattern (2048 bytes per 16-row tile).
+TEST(Swizzle128B, KStepIsAnXorOfTheFirstChunksOffset) {
+  for (uint32_t row = 0; row < 256; ++row)
+    for (uint32_t first_chunk = 0; first_chunk < 2; ++first_chunk)
+      for (uint32_t k_step = 0; k_step < 4; ++k_step)
+        EXPECT_EQ(swizzled_chunk_offset(row, first_chunk + 2 * k_step),
+                  swizzled_chunk_offset(row, first_chunk) ^ (32u * k_step))
+            << "row " << row << " chunk " << first_chunk << " step " << k_step;
+}
+
+TEST(Swizzle128B, RowsSixteenApartAreFixedOffsetsApart) {
+  for (uint32_t row = 0; row < 16; ++row)
+    for (uint32_t chunk = 0; chunk < 8; ++chunk)
+      for (uint32_t tile = 1; tile < 8; ++tile)
+        EXPECT_EQ(swizzled_chunk_offset(row + 16 * tile, chunk), swizzled_chunk_offset(row, chunk) + 2048 * tile);
+}
+
 }  // namespace
 }  // namespace gemm

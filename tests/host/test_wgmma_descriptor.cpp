@@ -1,7 +1,7 @@
-// The wgmma shared-memory descriptor encoder (common/wgmma.h), pinned to hand-computed values.
+// The wgmma shared-memory descriptor encoder (common/wgmma_descriptor.h), pinned to hand-computed values.
 #include <gtest/gtest.h>
 
-#include "common/wgmma.h"
+#include "common/wgmma_descriptor.h"
 
 namespace gemm {
 namespace {

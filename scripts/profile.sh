@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Profile one kernel with Nsight Compute: speed of light (SM, tensor pipe, L1, L2, DRAM), compute and
+# memory workload, occupancy, and every warp-stall reason. The clocks are left alone (--clock-control none),
+# so the numbers describe the GPU as the benchmark sees it.
+#
+#   scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE]      (report on stdout)
+#
+# The kernel profiled is the first launch of `<name>_kernel`: the validated run of `gemm run`.
+set -euo pipefail
+gemm=${1:?usage: scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE]}
+id=${2:?usage: scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE]}
+size=${3:-4096}
+name=$("$gemm" list | awk -v id="$id" '$1 == id { print $2 }')
+[ -n "$name" ] || { echo "profile.sh: no kernel $id in \`$gemm list\`" >&2; exit 2; }
+exec ncu --clock-control none --kernel-name "regex:${name}_kernel" --launch-count 1 \
+  --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+  --section Occupancy --section LaunchStats --section WarpStateStats \
+  --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$" \
+  --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
+  --metrics sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active \
+  "$gemm" run "$id" --size "$size" --reps 1 --warmup 0
