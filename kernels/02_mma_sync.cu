@@ -60,8 +60,8 @@ static_assert(kStageBytesA % kSwizzleAtomBytes == 0, "stages keep the 1024-byte 
 // Copies (tile_rows × 64)-element tiles of one K-major operand into shared memory, swizzled. Thread t
 // copies chunks t, t + 128, ... of the tile: a warp covers 4 whole rows (4 × 128 contiguous bytes of global
 // memory) per pass, and pass p is pass 0 moved down by 16 rows. So everything but the k offset is computed
-// once per thread: the source row, the rows left before the matrix ends, and the swizzled destination,
-// which is the same for every pass up to a multiple of 2048 bytes (16 rows keep row % 8).
+// once per thread: the source row and the swizzled destination, which is the same for every pass up to a
+// multiple of 2048 bytes (16 rows keep row % 8, hence the XOR pattern).
 template <int kTileRows>
 struct TileLoader {
   static constexpr int kPasses = kTileRows * kChunksPerRow / kThreads;

@@ -15,7 +15,5 @@ name=$("$gemm" list | awk -v id="$id" '$1 == id { print $2 }')
 exec ncu --clock-control none --kernel-name "regex:${name}_kernel" --launch-count 1 \
   --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
   --section Occupancy --section LaunchStats --section WarpStateStats \
-  --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$" \
-  --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
-  --metrics sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active \
+  --metrics "regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,regex:^sm__pipe_(fma|tensor_op_hmma|tensor_op_gmma)_cycles_active\.avg\.pct_of_peak_sustained_active$" \
   "$gemm" run "$id" --size "$size" --reps 1 --warmup 0
