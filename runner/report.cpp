@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -118,7 +119,9 @@ nlohmann::json to_json(const Environment& environment, const CompareSettings& se
 
 std::string environment_line(const Environment& e) {
   std::ostringstream text;
-  text << e.gpu << " (sm_" << e.compute_capability << ", " << e.sm_count << " SMs, " << std::fixed
+  std::string sm = e.compute_capability;  // "9.0" -> "sm_90"
+  sm.erase(std::remove(sm.begin(), sm.end(), '.'), sm.end());
+  text << e.gpu << " (sm_" << sm << ", " << e.sm_count << " SMs, " << std::fixed
        << std::setprecision(0) << e.l2_mib << " MiB L2), driver " << e.driver
        << (e.driver_release.empty() ? "" : " (" + e.driver_release + ")") << ", runtime " << e.runtime << ", cuBLAS "
        << e.cublas;

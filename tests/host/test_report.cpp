@@ -283,7 +283,7 @@ TEST(WriteMarkdown, HasOneTableRowPerResult) {
 
 TEST(EnvironmentLine, NamesGpuComputeCapabilityAndVersions) {
   const std::string line = environment_line(test_environment());
-  for (const char* part : {"NVIDIA H100 80GB HBM3", "sm_9.0", "132 SMs", "50 MiB L2", "580.159.04", "13.0.0"})
+  for (const char* part : {"NVIDIA H100 80GB HBM3", "sm_90", "132 SMs", "50 MiB L2", "580.159.04", "13.0.0"})
     EXPECT_NE(line.find(part), std::string::npos) << part << " missing from: " << line;
 }
 
