@@ -119,6 +119,7 @@ class ProblemBuffers {
   void prepare_inputs(uint64_t seed, cudaStream_t stream) {
     fill_uniform_bf16(a_.get(), a_.size(), seed, 0, stream);
     fill_uniform_bf16(b_.get(), b_.size(), seed, 1, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));  // cuBLAS's algorithm selection runs on a stream of its own
     GemmProblem reference_problem = problem();
     reference_problem.c = reference_.get();
     const GemmLaunch reference_launch = find_kernel(0)->prepare(reference_problem);
