@@ -15,7 +15,8 @@
 namespace gemm {
 
 // Copy the box whose first element is (column x, row y) of a 2-D tensor into shared memory at `destination`
-// (1024-byte aligned for 128-byte swizzle) and complete `bytes` on `barrier`.
+// (1024-byte aligned for 128-byte swizzle); the box's size in bytes completes on `barrier`, whose phase must
+// have announced them with mbarrier_arrive_expect_tx.
 __device__ __forceinline__ void tma_load_2d(void* destination, const CUtensorMap* map, uint64_t* barrier, int x, int y) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
