@@ -6,8 +6,9 @@
 //   C: M × N, row-major (N contiguous), bf16, accumulated in fp32
 //
 // A kernel's launcher receives a GemmProblem, does its host-side set-up once (tensor maps, shared
-// memory attributes), and returns a GemmLaunch: a callable that only enqueues the kernel on a stream.
-// The runner times the GemmLaunch, so set-up never lands inside a timed region.
+// memory attributes, tile tables), and returns a GemmLaunch: a callable that only enqueues the kernel on a
+// stream, holding whatever the set-up made. The runner times the GemmLaunch, so set-up never lands inside a
+// timed region.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -29,8 +30,13 @@ struct GemmProblem {
   bf16* c = nullptr;
 };
 
-using GemmLaunch = std::function<void(cudaStream_t)>;
+struct GemmLaunch {
+  std::function<void(cudaStream_t)> enqueue;
+  const void* kernel = nullptr;  // the __global__ function enqueued (for its attributes); null for cuBLAS
+  void operator()(cudaStream_t stream) const { enqueue(stream); }
+};
 
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+// ⌈a / b⌉ for a ≥ 0, b > 0, without the overflow of (a + b - 1) / b near INT_MAX.
+__host__ __device__ constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
 
 }  // namespace gemm

@@ -187,13 +187,19 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) simt_warptiling_ker
 GemmLaunch prepare_simt_warptiling(const GemmProblem& problem) {
   const bool vector_loads = problem.k % kChunkElements == 0 && is_aligned_16(problem.a) && is_aligned_16(problem.b);
   const int tiles = ceil_div(problem.m, kBlockM) * ceil_div(problem.n, kBlockN);
-  return [=](cudaStream_t stream) {
+  const auto enqueue = [=](cudaStream_t stream) {
     if (vector_loads)
       simt_warptiling_kernel<true><<<tiles, kThreads, 0, stream>>>(problem);
     else
       simt_warptiling_kernel<false><<<tiles, kThreads, 0, stream>>>(problem);
     check_launch("simt_warptiling_kernel");
   };
+  const auto kernel = vector_loads ? simt_warptiling_kernel<true> : simt_warptiling_kernel<false>;
+  return {enqueue, reinterpret_cast<const void*>(kernel)};
 }
 
 }  // namespace gemm
+
+// ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
+// sass: sm_90a,sm_100a simt_warptiling_kernel FFMA LDS\.128
+// sass: sm_90a,sm_100a simt_warptiling_kernelILb1 LDG\.E\.128

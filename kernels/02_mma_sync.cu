@@ -235,13 +235,19 @@ GemmLaunch prepare_mma_sync(const GemmProblem& problem) {
   CUDA_CHECK(cudaFuncSetAttribute(mma_sync_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   CUDA_CHECK(cudaFuncSetAttribute(mma_sync_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   const int tiles = ceil_div(problem.m, kBlockM) * ceil_div(problem.n, kBlockN);
-  return [=](cudaStream_t stream) {
+  const auto enqueue = [=](cudaStream_t stream) {
     if (async_copy)
       mma_sync_kernel<true><<<tiles, kThreads, kSharedBytes, stream>>>(problem);
     else
       mma_sync_kernel<false><<<tiles, kThreads, kSharedBytes, stream>>>(problem);
     check_launch("mma_sync_kernel");
   };
+  const auto kernel = async_copy ? mma_sync_kernel<true> : mma_sync_kernel<false>;
+  return {enqueue, reinterpret_cast<const void*>(kernel)};
 }
 
 }  // namespace gemm
+
+// ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
+// sass: sm_90a,sm_100a mma_sync_kernel HMMA\.16816\.F32\.BF16 LDSM\.16\.M88\.4
+// sass: sm_90a,sm_100a mma_sync_kernelILb1 LDGSTS\.E\.BYPASS\.128 LDGDEPBAR

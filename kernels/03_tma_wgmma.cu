@@ -128,10 +128,14 @@ GemmLaunch prepare_tma_wgmma(const GemmProblem& problem) {
   const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kBlockN, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   CUDA_CHECK(cudaFuncSetAttribute(tma_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   const int tiles = ceil_div(problem.m, kBlockM) * ceil_div(problem.n, kBlockN);
-  return [=](cudaStream_t stream) {
+  const auto enqueue = [=](cudaStream_t stream) {
     tma_wgmma_kernel<<<tiles, kThreads, kSharedBytes, stream>>>(map_a, map_b, problem);
     check_launch("tma_wgmma_kernel");
   };
+  return {enqueue, reinterpret_cast<const void*>(tma_wgmma_kernel)};
 }
 
 }  // namespace gemm
+
+// ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
+// sass: sm_90a tma_wgmma_kernel HGMMA\.64x128x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64

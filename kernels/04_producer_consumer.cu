@@ -126,10 +126,14 @@ GemmLaunch prepare_producer_consumer(const GemmProblem& problem) {
   const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kBlockN, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   CUDA_CHECK(cudaFuncSetAttribute(producer_consumer_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   const int tiles = ceil_div(problem.m, kBlockM) * ceil_div(problem.n, kBlockN);
-  return [=](cudaStream_t stream) {
+  const auto enqueue = [=](cudaStream_t stream) {
     producer_consumer_kernel<<<tiles, kThreads, kSharedBytes, stream>>>(map_a, map_b, problem);
     check_launch("producer_consumer_kernel");
   };
+  return {enqueue, reinterpret_cast<const void*>(producer_consumer_kernel)};
 }
 
 }  // namespace gemm
+
+// ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
+// sass: sm_90a producer_consumer_kernel HGMMA\.64x128x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64

@@ -128,7 +128,7 @@ cublasLtMatmulAlgo_t choose_algorithm(const LtPlan& plan) {
 GemmLaunch prepare_cublas(const GemmProblem& problem) {
   auto plan = std::make_shared<LtPlan>(problem);
   plan->algorithm = choose_algorithm(*plan);
-  return [plan](cudaStream_t stream) { plan->run(plan->algorithm, stream); };
+  return {[plan](cudaStream_t stream) { plan->run(plan->algorithm, stream); }};
 }
 
 std::string cublas_version() {
