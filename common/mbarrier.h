@@ -31,6 +31,26 @@ __device__ __forceinline__ void mbarrier_arrive(uint64_t* barrier) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_address(barrier)) : "memory");
 }
 
+// Arrive on the barrier at the same shared-memory offset in the cluster's CTA of rank `cta_rank` (this CTA's
+// own included): how a consumer tells every CTA whose multicast writes into its stage that the stage is free.
+// Introduced by kernel 07. `.release.cluster` orders this thread's earlier shared-memory reads before it.
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* barrier, uint32_t cta_rank) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(smem_address(barrier)),
+      "r"(cta_rank)
+      : "memory");
+}
+
+// Makes mbarrier initialisation visible to the other CTAs of the cluster (and to their TMA multicasts);
+// follow it with a cluster barrier before any CTA uses a partner's barriers. Introduced by kernel 07.
+__device__ __forceinline__ void fence_mbarrier_init_cluster() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
 // Block until the phase with parity `phase` has completed. try_wait suspends in hardware for a while
 // before returning false, so the loop does not spin hot.
 __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t phase) {

@@ -37,16 +37,21 @@ __device__ __forceinline__ void wgmma_fence_operands(float (&d)[kCount]) {
 }
 
 // ---- the instructions (bf16 inputs, fp32 accumulate, both operands K-major, scale 1) -------------------
-// D(64×128, fp32, registers) += A(64×16, smem) · B(128×16, smem)ᵀ for one warpgroup. SASS: HGMMA.64x128x16.F32.BF16.
-__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t descriptor_a, uint64_t descriptor_b) {
+// D(64×128, fp32, registers) = A(64×16, smem) · B(128×16, smem)ᵀ + (accumulate ? D : 0) for one warpgroup.
+// `accumulate` is wgmma's scale-d operand: false on a tile's first k step zeroes the accumulators for free
+// (kernel 06 on), so they need no clearing loop. SASS: HGMMA.64x128x16.F32.BF16.
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t descriptor_a, uint64_t descriptor_b,
+                                                 bool accumulate = true) {
   asm volatile(
       "{\n"
+      ".reg .pred scale_d;\n"
+      "setp.ne.b32 scale_d, %66, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-      "}, %64, %65, 1, 1, 1, 0, 0;\n"
+      "}, %64, %65, scale_d, 1, 1, 0, 0;\n"
       "}\n"
       :
         "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
@@ -57,13 +62,17 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t descri
         "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
         "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
         "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(descriptor_a), "l"(descriptor_b));
+      : "l"(descriptor_a), "l"(descriptor_b), "r"(static_cast<uint32_t>(accumulate)));
 }
 
-// D(64×256, fp32, registers) += A(64×16, smem) · B(256×16, smem)ᵀ for one warpgroup. SASS: HGMMA.64x256x16.F32.BF16.
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t descriptor_a, uint64_t descriptor_b) {
+// D(64×256, fp32, registers) = A(64×16, smem) · B(256×16, smem)ᵀ + (accumulate ? D : 0) for one warpgroup.
+// SASS: HGMMA.64x256x16.F32.BF16.
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t descriptor_a, uint64_t descriptor_b,
+                                                 bool accumulate = true) {
   asm volatile(
       "{\n"
+      ".reg .pred scale_d;\n"
+      "setp.ne.b32 scale_d, %130, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
@@ -73,7 +82,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t descr
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-      "}, %128, %129, 1, 1, 1, 0, 0;\n"
+      "}, %128, %129, scale_d, 1, 1, 0, 0;\n"
       "}\n"
       :
         "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
@@ -92,7 +101,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t descr
         "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
         "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(descriptor_a), "l"(descriptor_b));
+      : "l"(descriptor_a), "l"(descriptor_b), "r"(static_cast<uint32_t>(accumulate)));
 }
 
 }  // namespace gemm

@@ -1,4 +1,4 @@
-// RAII for device memory, streams and events, and finding the GPU.
+// RAII for streams and events (device memory: common/device_buffer.h), and finding the GPU.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -8,47 +8,9 @@
 #include <utility>
 
 #include "common/cuda_check.h"
+#include "common/device_buffer.h"
 
 namespace gemm {
-
-template <typename T>
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  // `what` names the buffer in the out-of-memory message.
-  DeviceBuffer(size_t count, const char* what) : count_(count) {
-    void* pointer = nullptr;
-    cudaError_t status = cudaMalloc(&pointer, count * sizeof(T));
-    if (status != cudaSuccess) {
-      cudaGetLastError();  // not sticky: clear it so a later launch check does not report it
-      throw CudaError(std::string("cudaMalloc of ") + std::to_string(count * sizeof(T)) + " bytes for " + what +
-                      " failed: " + cudaGetErrorString(status));
-    }
-    data_ = static_cast<T*>(pointer);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
-    DeviceBuffer moved(std::move(other));
-    swap(moved);
-    return *this;
-  }
-  ~DeviceBuffer() {
-    if (data_) cudaFree(data_);
-  }
-  T* get() const { return data_; }
-  size_t size() const { return count_; }
-  size_t bytes() const { return count_ * sizeof(T); }
-
- private:
-  void swap(DeviceBuffer& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(count_, other.count_);
-  }
-  T* data_ = nullptr;
-  size_t count_ = 0;
-};
 
 class Stream {
  public:

@@ -1,0 +1,28 @@
+// stmatrix: the store counterpart of ldmatrix (PTX ISA: "stmatrix"). Introduced by kernel 08.
+//
+// stmatrix.x4 writes four 8 × 8 matrices of 16-bit elements. Every lane holds one 32-bit register per matrix
+// with two neighbouring elements: register j of lane l is row l / 4, columns 2(l % 4) and 2(l % 4) + 1 of
+// matrix j, exactly the layout of an mma/wgmma accumulator fragment after packing two fp32 into a bf16x2.
+// Lanes 8j .. 8j + 7 give the shared-memory addresses of the 8 rows (16 bytes each) of matrix j. SASS: STSM.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+namespace gemm {
+
+__device__ __forceinline__ void stmatrix_x4(uint32_t smem_row_address, uint32_t r0, uint32_t r1, uint32_t r2,
+                                            uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row_address), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+// Two fp32 as one bf16x2 register: `low` in bits 0-15 (the lower column), `high` in bits 16-31.
+__device__ __forceinline__ uint32_t pack_bf16x2(float low, float high) {
+  const __nv_bfloat162 pair = __floats2bfloat162_rn(low, high);
+  return *reinterpret_cast<const uint32_t*>(&pair);
+}
+
+}  // namespace gemm
