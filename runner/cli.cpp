@@ -2,9 +2,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 
 #include "common/errors.h"
+#include "git_commit.h"
 
 namespace gemm {
 namespace {
@@ -17,13 +19,15 @@ int parse_kernel_id(const std::string& text) {
   return id;
 }
 
+// "all" -> {} (every kernel); "3,1,3" -> {3, 1}: each id once, in the order first given.
 std::vector<int> parse_kernel_list(const std::string& text) {
   std::vector<int> ids;
   if (text == "all") return ids;
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    ids.push_back(parse_kernel_id(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    const int id = parse_kernel_id(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -33,7 +37,23 @@ std::vector<int> parse_kernel_list(const std::string& text) {
 std::optional<Fault> fault_option(const std::string& text) {
   if (text.empty()) return std::nullopt;
   if (auto fault = parse_fault(text)) return fault;
-  throw UsageError("bad --inject-fault '" + text + "': expected wrong, unwritten or nan");
+  throw UsageError("bad --inject-fault '" + text + "': expected " + fault_names());
+}
+
+// A seed: a decimal integer from 0 to kMaxSeed. Anything else is refused, never clamped or wrapped.
+uint64_t parse_seed(const std::string& text) {
+  uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || seed > kMaxSeed)
+    throw UsageError("bad --seed '" + text + "': expected an integer from 0 to " + std::to_string(kMaxSeed));
+  return seed;
+}
+
+std::optional<double> timeout_option(const CLI::Option* option, double seconds) {
+  if (!option->count()) return std::nullopt;
+  if (!(seconds > 0 && seconds <= 1e6))
+    throw UsageError("--timeout must be a number of seconds above 0 (at most 1e6), got " + option->as<std::string>());
+  return seconds;
 }
 
 }  // namespace
@@ -41,17 +61,21 @@ std::optional<Fault> fault_option(const std::string& text) {
 Command parse_command_line(int argc, const char* const* argv) {
   CLI::App app{"gemm: run, check and compare the GEMM ladder's bf16 kernels (C = A·Bᵀ) against cuBLAS.\n"
                "Exit codes: 0 ok, 1 a result was wrong, 2 bad usage or a shape/GPU a kernel cannot take,\n"
-               "3 CUDA or cuBLAS error, 77 no usable CUDA GPU.",
+               "3 CUDA or cuBLAS error, 4 a kernel did not finish in time (hung), 77 no usable CUDA GPU.",
                "gemm"};
-  app.set_version_flag("--version", std::string("gemm-ladder ") + GEMM_VERSION);
+  app.set_version_flag("--version", std::string("gemm-ladder ") + GEMM_VERSION + " (" + GEMM_GIT_COMMIT + ")");
   app.require_subcommand(1, 1);
   app.fallthrough(false);
 
+  ListCommand list_command;
   auto* list = app.add_subcommand("list", "List the kernels: id, name, technique, architecture, shape rule");
+  list->add_flag("--json", list_command.json, "One JSON document, for scripts");
+  list->add_flag("--details", list_command.details,
+                 "Also registers per thread, shared and local memory of each kernel (needs the GPU)");
 
-  std::string run_id, run_fault;
+  std::string run_id, run_fault, run_seed;
   int run_size = 0, run_m = 0, run_n = 0, run_k = 0;
-  uint64_t run_seed = 0;
+  double run_timeout = 0;
   RunCommand run_defaults;
   auto* run = app.add_subcommand("run", "Validate one kernel against cuBLAS, then time it");
   run->add_option("id", run_id, "Kernel id (see `gemm list`)")->required();
@@ -63,20 +87,25 @@ Command parse_command_line(int argc, const char* const* argv) {
   run->add_option("--warmup", run_defaults.warmup, "Untimed repetitions first")->check(CLI::Range(0, 100000));
   run->add_flag("--hot", run_defaults.hot, "Keep the L2 warm (default: flush it before every rep)");
   auto* run_seed_option = run->add_option("--seed", run_seed, "Input seed (default: random, printed)");
-  run->add_option("--inject-fault", run_fault, "Plant an error to test validation: wrong, unwritten or nan");
+  run->add_option("--inject-fault", run_fault, std::string("Plant a fault to test the checks: ") + fault_names());
+  auto* run_timeout_option = run->add_option(
+      "--timeout", run_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
-  std::string check_ids, check_shapes = "suite", check_fault;
-  uint64_t check_seed = 0;
+  std::string check_ids, check_shapes = "suite", check_fault, check_seed;
+  double check_timeout = 0;
   CheckCommand check_defaults;
   auto* check = app.add_subcommand("check", "Validate kernels over a set of shapes and seeds");
   check->add_option("id", check_ids, "Kernel id, comma-separated ids, or all")->required();
-  check->add_option("--shapes", check_shapes, "suite, or MxNxK[,MxNxK...]");
+  check->add_option("--shapes", check_shapes,
+                    "suite, MxNxK[,MxNxK...], or random:N (N shapes per shape rule, drawn from the seed)");
   check->add_option("--seeds", check_defaults.seeds, "Seeds per shape")->check(CLI::Range(1, 1000));
   auto* check_seed_option = check->add_option("--seed", check_seed, "First seed (default: random, printed)");
-  check->add_option("--inject-fault", check_fault, "Plant an error to test validation: wrong, unwritten or nan");
+  check->add_option("--inject-fault", check_fault, std::string("Plant a fault to test the checks: ") + fault_names());
+  auto* check_timeout_option = check->add_option(
+      "--timeout", check_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
-  std::string compare_ids = "all", compare_sizes, compare_shapes, compare_out;
-  uint64_t compare_seed = 0;
+  std::string compare_ids = "all", compare_sizes, compare_shapes, compare_out, compare_seed, compare_fault;
+  double compare_timeout = 0;
   CompareCommand compare_defaults;
   auto* compare = app.add_subcommand("compare", "Time several kernels against cuBLAS in one interleaved run");
   compare->add_option("--kernels", compare_ids, "all, or comma-separated ids (cuBLAS is always included)");
@@ -87,6 +116,9 @@ Command parse_command_line(int argc, const char* const* argv) {
   compare->add_flag("--hot", compare_defaults.hot, "Keep the L2 warm (default: flush it before every rep)");
   auto* compare_seed_option = compare->add_option("--seed", compare_seed, "Input seed (default: random, printed)");
   auto* out_option = compare->add_option("--out", compare_out, "Write compare.csv, compare.json and compare.md here");
+  compare->add_option("--inject-fault", compare_fault, std::string("Plant a fault to test the checks: ") + fault_names());
+  auto* compare_timeout_option = compare->add_option(
+      "--timeout", compare_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
   // CLI11 would call an unknown command word "a missing subcommand"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
@@ -110,7 +142,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     throw UsageError(message + " (see gemm --help)");
   }
 
-  if (list->parsed()) return ListCommand{};
+  if (list->parsed()) return list_command;
 
   if (run->parsed()) {
     RunCommand command = run_defaults;
@@ -130,17 +162,27 @@ Command parse_command_line(int argc, const char* const* argv) {
       const int size = run_size_option->count() ? positive(run_size, "--size") : 4096;
       command.shape = {size, size, size};
     }
-    if (run_seed_option->count()) command.seed = run_seed;
+    if (run_seed_option->count()) command.seed = parse_seed(run_seed);
     command.fault = fault_option(run_fault);
+    command.timeout = timeout_option(run_timeout_option, run_timeout);
     return command;
   }
 
   if (check->parsed()) {
     CheckCommand command = check_defaults;
     command.kernels = parse_kernel_list(check_ids);
-    if (check_shapes != "suite") command.shapes = parse_shape_list(check_shapes);
-    if (check_seed_option->count()) command.seed = check_seed;
+    if (check_shapes.rfind("random:", 0) == 0)
+      command.random_shapes = parse_random_shape_count(check_shapes);
+    else if (check_shapes != "suite")
+      command.shapes = parse_shape_list(check_shapes);
+    if (check_seed_option->count()) {
+      command.seed = parse_seed(check_seed);
+      if (*command.seed > kMaxSeed - static_cast<uint64_t>(command.seeds - 1))
+        throw UsageError("--seed " + check_seed + " with --seeds " + std::to_string(command.seeds) +
+                         " runs past the largest seed, " + std::to_string(kMaxSeed));
+    }
     command.fault = fault_option(check_fault);
+    command.timeout = timeout_option(check_timeout_option, check_timeout);
     return command;
   }
 
@@ -150,7 +192,9 @@ Command parse_command_line(int argc, const char* const* argv) {
     for (int size : parse_size_list(compare_sizes)) command.shapes.push_back({size, size, size});
   if (shapes_option->count())
     for (const Shape& shape : parse_shape_list(compare_shapes)) command.shapes.push_back(shape);
-  if (compare_seed_option->count()) command.seed = compare_seed;
+  if (compare_seed_option->count()) command.seed = parse_seed(compare_seed);
+  command.fault = fault_option(compare_fault);
+  command.timeout = timeout_option(compare_timeout_option, compare_timeout);
   if (out_option->count()) {
     if (compare_out.empty()) throw UsageError("--out needs a directory");
     command.out = compare_out;

@@ -13,7 +13,10 @@
 
 namespace gemm {
 
-struct ListCommand {};
+struct ListCommand {
+  bool json = false;     // one JSON document (for scripts) instead of the table
+  bool details = false;  // registers, shared memory and local memory of each kernel (needs the GPU)
+};
 
 struct RunCommand {
   int kernel = 0;
@@ -23,14 +26,17 @@ struct RunCommand {
   bool hot = false;
   std::optional<uint64_t> seed;  // random when absent; printed so a run can be repeated
   std::optional<Fault> fault;
+  std::optional<double> timeout;  // seconds per kernel run; default: runner/watchdog.h
 };
 
 struct CheckCommand {
-  std::vector<int> kernels;  // empty: all kernels
-  std::vector<Shape> shapes;  // empty: the suite
+  std::vector<int> kernels;  // empty: all kernels; each id once, in the order given
+  std::vector<Shape> shapes;  // empty: the suite (or random shapes)
+  std::optional<int> random_shapes;  // --shapes random:N: N shapes per shape rule, drawn from the seed
   int seeds = 2;
   std::optional<uint64_t> seed;
   std::optional<Fault> fault;
+  std::optional<double> timeout;
 };
 
 struct CompareCommand {
@@ -41,7 +47,12 @@ struct CompareCommand {
   bool hot = false;
   std::optional<uint64_t> seed;
   std::optional<std::string> out;
+  std::optional<Fault> fault;
+  std::optional<double> timeout;
 };
+
+// Seeds are integers from 0 to 2^53 - 1: a JSON number holds them exactly (compare.json records the seed).
+constexpr uint64_t kMaxSeed = (uint64_t{1} << 53) - 1;
 
 struct HelpCommand {
   std::string text;

@@ -6,10 +6,14 @@
 #include <ctime>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <random>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "common/cuda_check.h"
+#include "git_commit.h"
 #include "kernels/registry.h"
 #include "runner/device.h"
 #include "runner/inputs.h"
@@ -17,6 +21,7 @@
 #include "runner/report.h"
 #include "runner/timing.h"
 #include "runner/validate.h"
+#include "runner/watchdog.h"
 
 namespace gemm {
 
@@ -34,6 +39,11 @@ const KernelInfo& require_kernel(int id) {
 
 std::string kernel_label(const KernelInfo& kernel) {
   return "kernel " + std::to_string(kernel.id) + " (" + std::string(kernel.name) + ")";
+}
+
+// What ErrorContext and the watchdog name: "kernel 3 (tma_wgmma) at 100x100x100, seed 7".
+std::string activity(const KernelInfo& kernel, const Shape& shape, uint64_t seed) {
+  return kernel_label(kernel) + " at " + to_string(shape) + ", seed " + std::to_string(seed);
 }
 
 void require_shape(const KernelInfo& kernel, const Shape& shape) {
@@ -77,6 +87,7 @@ Environment make_environment(const GpuInfo& gpu) {
   environment.driver_release = nvml_driver_version();
   environment.cublas = cublas_version();
   environment.gemm_version = GEMM_VERSION;
+  environment.git_commit = GEMM_GIT_COMMIT;
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
@@ -91,59 +102,103 @@ uint64_t fresh_seed() {
   return (uint64_t{device()} << 32 | device()) % 1000000007ull;  // short enough to retype
 }
 
+// "154 registers/thread, 197.7 KB shared memory, 0 B local memory": what ptxas gave the kernel.
+std::string kernel_resources(const GemmLaunch& launch) {
+  if (!launch.kernel) return "library kernel (no attributes)";
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, launch.kernel));
+  std::ostringstream text;
+  text << attributes.numRegs << " registers/thread, " << std::fixed << std::setprecision(1)
+       << (attributes.sharedSizeBytes + attributes.maxDynamicSharedSizeBytes) / 1024.0 << " KB shared memory, "
+       << attributes.localSizeBytes << " B local memory (spills, stack)";
+  return text.str();
+}
+
 // ---- one shape's buffers -----------------------------------------------------------------------------
 
-// A, B, the kernel's C and cuBLAS's result R for one shape, with inputs drawn from `seed`.
+// Poison elements on each side of every C (64 KiB each, keeping C 128-byte aligned): a write past C lands
+// there and fails validation as "out of bounds".
+constexpr size_t kGuardElements = 32768;
+
+// A, B, cuBLAS's result R, and `outputs` matrices C (one per kernel timed together, so each kernel's last
+// timed result can be validated), each with a poisoned guard band on both sides.
 class ProblemBuffers {
  public:
-  explicit ProblemBuffers(const Shape& shape) : shape_(shape) {
+  ProblemBuffers(const Shape& shape, int outputs) : shape_(shape) {
+    const size_t c_elements = static_cast<size_t>(shape.m) * shape.n;
     const size_t elements = static_cast<size_t>(shape.m) * shape.k + static_cast<size_t>(shape.n) * shape.k +
-                            2 * static_cast<size_t>(shape.m) * shape.n;
+                            c_elements + outputs * (c_elements + 2 * kGuardElements);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const size_t needed = elements * sizeof(bf16);
     if (needed > free_bytes) {
       std::ostringstream message;
       message << std::fixed << std::setprecision(1) << "out of device memory: " << to_string(shape) << " needs "
-              << needed / 1073741824.0 << " GiB for A, B, C and the reference; " << free_bytes / 1073741824.0
-              << " GiB are free";
+              << needed / 1073741824.0 << " GiB for A, B, " << outputs << " C and the reference; "
+              << free_bytes / 1073741824.0 << " GiB are free";
       throw CudaError(message.str());
     }
     a_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.m) * shape.k, "A");
     b_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.n) * shape.k, "B");
-    c_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.m) * shape.n, "C");
-    reference_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.m) * shape.n, "the reference");
+    reference_ = DeviceBuffer<bf16>(c_elements, "the reference");
+    for (int i = 0; i < outputs; ++i) outputs_.emplace_back(c_elements + 2 * kGuardElements, "C");
   }
 
-  // Fresh inputs, and R = cuBLAS(A, B).
+  // Fresh inputs from `seed`, and R = cuBLAS(A, B), whose time sets the watchdog's limits.
   void prepare_inputs(uint64_t seed, cudaStream_t stream) {
+    const ErrorContext context("the cuBLAS reference at " + to_string(shape_) + ", seed " + std::to_string(seed));
     fill_uniform_bf16(a_.get(), a_.size(), seed, 0, stream);
     fill_uniform_bf16(b_.get(), b_.size(), seed, 1, stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));  // cuBLAS's algorithm selection runs on a stream of its own
-    GemmProblem reference_problem = problem();
+    wait_for_stream(stream, kHangSlackSeconds);  // cuBLAS's algorithm selection runs on a stream of its own
+    GemmProblem reference_problem = problem(0);
     reference_problem.c = reference_.get();
     const GemmLaunch reference_launch = find_kernel(0)->prepare(reference_problem);
+    const Event start, stop;
+    start.record(stream);
     reference_launch(stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    stop.record(stream);
+    wait_for_stream(stream, reference_time_limit(shape_.m, shape_.n, shape_.k));
+    reference_ms_ = elapsed_ms(start, stop);
   }
 
-  GemmProblem problem() const { return {shape_.m, shape_.n, shape_.k, a_.get(), b_.get(), c_.get()}; }
-  const bf16* reference() const { return reference_.get(); }
+  GemmProblem problem(int output) const {
+    return {shape_.m, shape_.n, shape_.k, a_.get(), b_.get(), outputs_[output].get() + kGuardElements};
+  }
+  bf16* reference() const { return reference_.get(); }
+  double reference_ms() const { return reference_ms_; }
+  // C of `output` and its guard bands, all poison.
+  void poison(int output, cudaStream_t stream) const {
+    fill_poison(outputs_[output].get(), outputs_[output].size(), stream);
+  }
 
  private:
   Shape shape_;
-  DeviceBuffer<bf16> a_, b_, c_, reference_;
+  DeviceBuffer<bf16> a_, b_, reference_;
+  std::vector<DeviceBuffer<bf16>> outputs_;
+  double reference_ms_ = 0;
 };
 
-// Poison C, run the launch once, optionally plant a fault, validate.
-Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buffers, uint64_t seed,
-                            const std::optional<Fault>& fault, cudaStream_t stream) {
-  const GemmProblem problem = buffers.problem();
-  fill_poison(problem.c, static_cast<size_t>(problem.m) * problem.n, stream);
+// The watchdog's limit for one run of a kernel on the buffers' shape.
+double time_limit(const ProblemBuffers& buffers, const std::optional<double>& timeout) {
+  return timeout.value_or(kernel_time_limit(buffers.reference_ms()));
+}
+
+// Poison C (and its guard bands), run the launch once, optionally plant a fault, validate.
+Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buffers, int output, uint64_t seed,
+                            const std::optional<Fault>& fault, double limit, cudaStream_t stream) {
+  const GemmProblem problem = buffers.problem(output);
+  buffers.poison(output, stream);
   launch(stream);
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (fault) inject_fault(*fault, problem, seed);
-  return validate(problem, buffers.reference(), seed, stream);
+  if (fault && fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
+  wait_for_stream(stream, limit);
+  if (fault && !fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
+  return validate(problem, buffers.reference(), kGuardElements, seed, stream);
+}
+
+// The result a kernel left after its timed reps (its C was poisoned before the last one), validated again:
+// a racy kernel must not be timed as correct.
+Validation validate_after_timing(const ProblemBuffers& buffers, int output, uint64_t seed, cudaStream_t stream) {
+  return validate(buffers.problem(output), buffers.reference(), kGuardElements, seed, stream);
 }
 
 std::string format_sci(double value) {
@@ -152,29 +207,73 @@ std::string format_sci(double value) {
   return text.str();
 }
 
-double tflops(const Shape& shape, double ms) {
-  return 2.0 * shape.m * static_cast<double>(shape.n) * shape.k / (ms * 1e-3) / 1e12;
+std::string format_ratio(double value) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(3) << value;
+  return text.str();
 }
 
 }  // namespace
 
 // ---- list --------------------------------------------------------------------------------------------
 
-int command_list() {
+int command_list(const ListCommand& command) {
   std::optional<GpuInfo> gpu;
+  bool has_code = false;
   try {
-    gpu = select_gpu();
+    gpu = query_gpu();
+    has_code = build_has_code_for(*gpu);
   } catch (const NoGpuError&) {
   }
+  if (command.details && !gpu) throw NoGpuError("no usable CUDA GPU: --details reads the kernels' attributes from it");
+  if (command.details && !has_code) throw UsageError(no_code_message(*gpu));
+  const auto here = [&](const KernelInfo& kernel) { return gpu && has_code && runs_here(kernel, *gpu); };
+
+  // --details: each kernel prepared for a small problem, for the attributes of the kernel it would launch.
+  std::map<int, std::string> resources;
+  if (command.details) {
+    const Shape shape{256, 256, 64};
+    ProblemBuffers buffers(shape, 1);
+    for (const KernelInfo& kernel : all_kernels())
+      if (here(kernel)) {
+        const ErrorContext context(kernel_label(kernel) + " (attributes)");
+        resources[kernel.id] = kernel_resources(kernel.prepare(buffers.problem(0)));
+      }
+  }
+
+  if (command.json) {
+    nlohmann::json document;
+    document["gpu"] = gpu ? nlohmann::json(gpu_label(*gpu)) : nlohmann::json(nullptr);
+    document["build_has_code_for_gpu"] = has_code;
+    document["kernels"] = nlohmann::json::array();
+    for (const KernelInfo& kernel : all_kernels()) {
+      nlohmann::json entry = {{"id", kernel.id},
+                              {"name", kernel.name},
+                              {"arch", arch_name(kernel.arch)},
+                              {"shapes", shape_rule_text(kernel.shape_rule)},
+                              {"technique", kernel.technique},
+                              {"runs_here", here(kernel)}};
+      if (resources.count(kernel.id)) entry["resources"] = resources[kernel.id];
+      document["kernels"].push_back(entry);
+    }
+    std::cout << document.dump(2) << "\n";
+    return kExitOk;
+  }
+
   std::cout << std::left << std::setw(4) << "id" << std::setw(18) << "name" << std::setw(9) << "arch" << std::setw(28)
             << "shapes" << std::setw(6) << "here" << "technique\n";
   for (const KernelInfo& kernel : all_kernels()) {
-    const std::string here = gpu ? (runs_here(kernel, *gpu) ? "yes" : "no") : "-";
     std::cout << std::left << std::setw(4) << kernel.id << std::setw(18) << kernel.name << std::setw(9)
-              << arch_name(kernel.arch) << std::setw(28) << shape_rule_text(kernel.shape_rule) << std::setw(6) << here
-              << kernel.technique << "\n";
+              << arch_name(kernel.arch) << std::setw(28) << shape_rule_text(kernel.shape_rule) << std::setw(6)
+              << (gpu ? (here(kernel) ? "yes" : "no") : "-") << kernel.technique << "\n";
+    if (resources.count(kernel.id)) std::cout << "    " << resources[kernel.id] << "\n";
   }
-  std::cout << (gpu ? "here: " + gpu_label(*gpu) : std::string("here: no CUDA GPU visible")) << "\n";
+  if (!gpu)
+    std::cout << "here: no CUDA GPU visible\n";
+  else if (!has_code)
+    std::cout << "here: " << gpu_label(*gpu) << "; " << no_code_message(*gpu) << "\n";
+  else
+    std::cout << "here: " << gpu_label(*gpu) << "\n";
   return kExitOk;
 }
 
@@ -189,30 +288,42 @@ int command_run(const RunCommand& command) {
 
   std::cout << "GPU     " << environment_line(make_environment(gpu)) << "\n";
   std::cout << "kernel  " << kernel.id << " " << kernel.name << "  " << to_string(command.shape) << "  seed " << seed
-            << "\n";
+            << std::endl;
   Stream stream;
-  ProblemBuffers buffers(command.shape);
+  ProblemBuffers buffers(command.shape, 1);
   buffers.prepare_inputs(seed, stream.get());
-  const GemmLaunch launch = kernel.prepare(buffers.problem());
-  const Validation validation = run_and_validate(launch, buffers, seed, command.fault, stream.get());
+  const ErrorContext context(activity(kernel, command.shape, seed));
+  const GemmLaunch launch = kernel.prepare(buffers.problem(0));
+  const double limit = time_limit(buffers, command.timeout);
+  const Validation validation = run_and_validate(launch, buffers, 0, seed, command.fault, limit, stream.get());
   if (!validation.passed()) {
     std::cerr << "gemm: " << kernel_label(kernel) << " is wrong at " << to_string(command.shape) << " (seed " << seed
               << "): " << validation.failure_summary() << "\n";
     return kExitWrongResult;
   }
-  std::cout << "check   ok: max abs err " << format_sci(validation.max_abs_err) << ", max rel err "
-            << format_sci(validation.max_rel_err) << ", rel L2 err " << format_sci(validation.rel_l2_err) << ", fp64 "
+  std::cout << "check   ok: max error " << format_ratio(validation.max_rel_err) << " of the tolerance, max abs err "
+            << format_sci(validation.max_abs_err) << ", rel L2 err " << format_sci(validation.rel_l2_err) << ", fp64 "
             << validation.samples << "/" << validation.samples << " samples\n";
+  std::cout << "build   " << kernel_resources(launch) << "\n";
 
   const TimingSettings settings{command.warmup, command.reps, !command.hot};
   const L2Flusher flusher(gpu.l2_bytes);
   NvmlSampler sampler(gpu.pci_bus_id);
-  const Timing timing = time_interleaved(std::span(&launch, 1), settings, flusher, stream.get()).front();
+  const TimedLaunch timed{&launch, limit, [&](cudaStream_t s) { buffers.poison(0, s); }};
+  const Timing timing = time_interleaved(std::span(&timed, 1), settings, flusher, stream.get()).front();
   const auto power = sampler.stop();
+  const Validation after = validate_after_timing(buffers, 0, seed, stream.get());
+  if (!after.passed()) {
+    std::cerr << "gemm: " << kernel_label(kernel) << " passed its first check but the result of its last timed rep is "
+              << "wrong at " << to_string(command.shape) << " (seed " << seed << "): " << after.failure_summary()
+              << "\n";
+    return kExitWrongResult;
+  }
   std::cout << std::fixed << std::setprecision(4) << "time    " << timing.ms.median << " ms median (q1 " << timing.ms.q1
             << ", q3 " << timing.ms.q3 << ") over " << command.reps << " reps, "
-            << (command.hot ? "hot L2" : "cold L2") << "\n";
-  std::cout << std::setprecision(1) << "speed   " << tflops(command.shape, timing.ms.median) << " TFLOP/s";
+            << (command.hot ? "hot L2" : "cold L2") << "; the last rep's result checked again\n";
+  std::cout << std::setprecision(1) << "speed   "
+            << tflops(command.shape.m, command.shape.n, command.shape.k, timing.ms.median) << " TFLOP/s";
   if (power) std::cout << std::setprecision(0) << "  (SM " << power->sm_clock_mhz << " MHz, " << power->power_w << " W)";
   std::cout << "\n";
   return kExitOk;
@@ -226,12 +337,10 @@ int command_check(const CheckCommand& command) {
   const bool all_kernels_requested = kernels.empty();
   if (all_kernels_requested)
     for (const KernelInfo& kernel : all_kernels()) kernels.push_back(&kernel);
-  const bool suite = command.shapes.empty();
-  const std::vector<Shape>& shapes = suite ? shape_suite() : command.shapes;
   // Shapes named explicitly for named kernels must be accepted: refuse before touching the GPU.
-  if (!suite && !all_kernels_requested)
+  if (!command.shapes.empty() && !all_kernels_requested)
     for (const KernelInfo* kernel : kernels)
-      for (const Shape& shape : shapes) require_shape(*kernel, shape);
+      for (const Shape& shape : command.shapes) require_shape(*kernel, shape);
 
   const GpuInfo gpu = select_gpu();
   std::vector<const KernelInfo*> runnable;
@@ -245,7 +354,20 @@ int command_check(const CheckCommand& command) {
     }
   }
   const uint64_t first_seed = command.seed.value_or(fresh_seed());
+
+  // The shapes: the suite, the ones given, or for random:N, N shapes for each shape rule among the kernels.
+  std::vector<Shape> shapes = command.shapes;
+  if (command.random_shapes) {
+    std::vector<ShapeRule> rules;
+    for (const KernelInfo* kernel : runnable)
+      if (std::find(rules.begin(), rules.end(), kernel->shape_rule) == rules.end()) rules.push_back(kernel->shape_rule);
+    for (ShapeRule rule : rules)
+      for (const Shape& shape : random_shapes(rule, *command.random_shapes, first_seed)) shapes.push_back(shape);
+  } else if (shapes.empty()) {
+    shapes = shape_suite();
+  }
   std::cout << "GPU   " << gpu_label(gpu) << "; seeds " << first_seed << ".." << first_seed + command.seeds - 1
+            << (command.random_shapes ? "; random shapes drawn from seed " + std::to_string(first_seed) : "")
             << "\n";
 
   Stream stream;
@@ -255,19 +377,22 @@ int command_check(const CheckCommand& command) {
     for (const KernelInfo* kernel : runnable)
       if (!shape_refusal(kernel->shape_rule, shape.m, shape.n, shape.k)) takers.push_back(kernel);
     if (takers.empty()) continue;
-    ProblemBuffers buffers(shape);
+    ProblemBuffers buffers(shape, 1);
     for (int s = 0; s < command.seeds; ++s) {
       const uint64_t seed = first_seed + s;
       buffers.prepare_inputs(seed, stream.get());
       for (const KernelInfo* kernel : takers) {
-        const GemmLaunch launch = kernel->prepare(buffers.problem());
-        const Validation validation = run_and_validate(launch, buffers, seed, command.fault, stream.get());
+        const ErrorContext context(activity(*kernel, shape, seed));
+        const GemmLaunch launch = kernel->prepare(buffers.problem(0));
+        const Validation validation = run_and_validate(launch, buffers, 0, seed, command.fault,
+                                                       time_limit(buffers, command.timeout), stream.get());
         ++checks;
         std::ostringstream line;
         line << std::left << std::setw(6) << (validation.passed() ? "ok" : "FAIL") << std::setw(4) << kernel->id
              << std::setw(18) << kernel->name << std::setw(20) << to_string(shape) << "seed " << std::setw(12) << seed;
         if (validation.passed()) {
-          line << "max rel err " << format_sci(validation.max_rel_err) << ", rel L2 " << format_sci(validation.rel_l2_err);
+          line << "max error " << format_ratio(validation.max_rel_err) << " of tolerance, rel L2 "
+               << format_sci(validation.rel_l2_err);
         } else {
           ++failures;
           line << validation.failure_summary();
@@ -290,7 +415,8 @@ int command_check(const CheckCommand& command) {
 int command_compare(const CompareCommand& command) {
   std::vector<const KernelInfo*> requested;
   for (int id : command.kernels) requested.push_back(&require_kernel(id));
-  if (command.out) check_output_directory(*command.out);
+  std::optional<OutputDirectory> out;
+  if (command.out) out.emplace(*command.out);  // probed now: a bad --out fails before any GPU work
   const std::vector<Shape> shapes = command.shapes.empty() ? default_compare_shapes() : command.shapes;
 
   const GpuInfo gpu = select_gpu();
@@ -315,36 +441,45 @@ int command_compare(const CompareCommand& command) {
   const CompareSettings settings{command.warmup, command.reps, !command.hot, command.seed.value_or(fresh_seed())};
   std::cout << "GPU   " << environment_line(environment) << "\n";
   std::cout << "      " << settings.reps << " reps, " << (settings.cold_l2 ? "cold" : "hot") << " L2, seed "
-            << settings.seed << "\n";
+            << settings.seed << ", commit " << environment.git_commit << std::endl;
 
   Stream stream;
   const L2Flusher flusher(gpu.l2_bytes);
   std::vector<ResultRow> rows;
   bool any_wrong = false;
   for (const Shape& shape : shapes) {
-    ProblemBuffers buffers(shape);
+    ProblemBuffers buffers(shape, static_cast<int>(kernels.size()));
     buffers.prepare_inputs(settings.seed, stream.get());
-    std::vector<GemmLaunch> launches;
-    std::vector<size_t> timed_rows;  // rows[timed_rows[i]] belongs to launches[i]
-    for (const KernelInfo* kernel : kernels) {
+    std::vector<GemmLaunch> launches(kernels.size());
+    std::vector<TimedLaunch> timed;
+    std::vector<size_t> timed_rows;  // rows[timed_rows[i]] belongs to timed[i]
+    std::vector<int> timed_outputs;  // and its C is output timed_outputs[i]
+    const size_t first_row = rows.size();
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const KernelInfo& kernel = *kernels[i];
       ResultRow row;
-      row.kernel = kernel->id;
-      row.name = kernel->name;
+      row.kernel = kernel.id;
+      row.name = kernel.name;
       row.m = shape.m, row.n = shape.n, row.k = shape.k;
-      if (auto refusal = shape_refusal(kernel->shape_rule, shape.m, shape.n, shape.k)) {
+      if (auto refusal = shape_refusal(kernel.shape_rule, shape.m, shape.n, shape.k)) {
         row.status = "refused: " + *refusal;
         rows.push_back(row);
         continue;
       }
-      GemmLaunch launch = kernel->prepare(buffers.problem());
-      const Validation validation = run_and_validate(launch, buffers, settings.seed, std::nullopt, stream.get());
+      const ErrorContext context(activity(kernel, shape, settings.seed));
+      launches[i] = kernel.prepare(buffers.problem(static_cast<int>(i)));
+      const double limit = time_limit(buffers, command.timeout);
+      const Validation validation = run_and_validate(launches[i], buffers, static_cast<int>(i), settings.seed,
+                                                     command.fault, limit, stream.get());
       row.max_abs_err = validation.max_abs_err;
       row.max_rel_err = validation.max_rel_err;
       row.rel_l2_err = validation.rel_l2_err;
       if (validation.passed()) {
         row.status = "ok";
-        launches.push_back(std::move(launch));
+        const int output = static_cast<int>(i);
+        timed.push_back({&launches[i], limit, [&buffers, output](cudaStream_t s) { buffers.poison(output, s); }});
         timed_rows.push_back(rows.size());
+        timed_outputs.push_back(output);
       } else {
         row.status = "wrong: " + validation.failure_summary();
         any_wrong = true;
@@ -353,27 +488,37 @@ int command_compare(const CompareCommand& command) {
     }
     NvmlSampler sampler(gpu.pci_bus_id);
     const std::vector<Timing> timings =
-        time_interleaved(launches, TimingSettings{settings.warmup, settings.reps, settings.cold_l2}, flusher, stream.get());
+        time_interleaved(timed, TimingSettings{settings.warmup, settings.reps, settings.cold_l2}, flusher, stream.get());
     const auto power = sampler.stop();
     std::optional<double> cublas_ms;
     for (size_t i = 0; i < timings.size(); ++i) {
       ResultRow& row = rows[timed_rows[i]];
+      const ErrorContext context(kernel_label(*find_kernel(row.kernel)) + " at " + to_string(shape) +
+                                 " after its timed reps, seed " + std::to_string(settings.seed));
+      const Validation after = validate_after_timing(buffers, timed_outputs[i], settings.seed, stream.get());
+      if (!after.passed()) {
+        row.status = "wrong after the timed reps: " + after.failure_summary();
+        any_wrong = true;
+        continue;
+      }
       row.ms_median = timings[i].ms.median;
       row.ms_q1 = timings[i].ms.q1;
       row.ms_q3 = timings[i].ms.q3;
-      row.tflops = tflops(shape, timings[i].ms.median);
+      row.tflops = tflops(shape.m, shape.n, shape.k, timings[i].ms.median);
       if (row.kernel == 0) cublas_ms = timings[i].ms.median;
       if (power) row.sm_clock_mhz = power->sm_clock_mhz, row.power_w = power->power_w;
     }
-    for (size_t index : timed_rows)
-      if (cublas_ms) rows[index].vs_cublas = *cublas_ms / *rows[index].ms_median;
+    for (size_t index = first_row; index < rows.size(); ++index)
+      if (cublas_ms && rows[index].ms_median)
+        rows[index].vs_cublas = speedup_vs_cublas(*rows[index].ms_median, *cublas_ms);
   }
 
   std::cout << "\n";
   write_table(std::cout, rows);
-  if (command.out) {
-    write_reports(*command.out, environment, settings, rows);
-    std::cout << "wrote " << *command.out << "/compare.{csv,json,md}\n";
+  if (out) {
+    write_reports(out->path(), environment, settings, rows);
+    out->keep();
+    std::cout << "wrote " << out->path().string() << "/compare.{csv,json,md}\n";
   }
   if (any_wrong) {
     std::cerr << "gemm: a kernel gave a wrong result (status column above)\n";

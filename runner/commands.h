@@ -6,7 +6,7 @@
 
 namespace gemm {
 
-int command_list();
+int command_list(const ListCommand& command);
 int command_run(const RunCommand& command);
 int command_check(const CheckCommand& command);
 int command_compare(const CompareCommand& command);

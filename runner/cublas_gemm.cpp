@@ -16,6 +16,7 @@
 #include "common/cuda_check.h"
 #include "common/gemm_problem.h"
 #include "runner/device.h"
+#include "runner/watchdog.h"
 
 namespace gemm {
 namespace {
@@ -114,7 +115,8 @@ cublasLtMatmulAlgo_t choose_algorithm(const LtPlan& plan) {
     start.record(stream.get());
     for (int rep = 0; rep < kSelectionReps; ++rep) plan.run(results[i].algo, stream.get());
     stop.record(stream.get());
-    stream.synchronize();
+    wait_for_stream(stream.get(), (kSelectionReps + 1) * reference_time_limit(plan.problem.m, plan.problem.n,
+                                                                              plan.problem.k));
     const float ms = elapsed_ms(start, stop);
     if (best < 0 || ms < best_ms) best_ms = ms, best = i;
   }

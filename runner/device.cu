@@ -7,7 +7,7 @@ __global__ void probe_kernel() {}
 
 }  // namespace
 
-GpuInfo select_gpu() {
+GpuInfo query_gpu() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0)
@@ -32,17 +32,28 @@ GpuInfo select_gpu() {
   CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, info.device));
   info.pci_bus_id = bus_id;
 
-  // A binary built without code for this GPU fails every launch; say so once, plainly.
-  cudaFuncAttributes attributes{};
-  const cudaError_t probe = cudaFuncGetAttributes(&attributes, probe_kernel);
-  if (probe != cudaSuccess) {
-    cudaGetLastError();
-    const std::string sm = std::to_string(info.cc_major) + std::to_string(info.cc_minor);
-    throw UsageError("this build has no GPU code for the " + info.name + " (sm_" + sm + "): rebuild with " +
-                     "-DCMAKE_CUDA_ARCHITECTURES=" + sm + (info.cc_major >= 9 ? "a" : "") + " (" +
-                     cudaGetErrorString(probe) + ")");
-  }
   return info;
+}
+
+bool build_has_code_for(const GpuInfo& gpu) {
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaSetDevice(gpu.device));
+  if (cudaFuncGetAttributes(&attributes, probe_kernel) == cudaSuccess) return true;
+  cudaGetLastError();  // not sticky; clear it
+  return false;
+}
+
+std::string no_code_message(const GpuInfo& gpu) {
+  const std::string sm = std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor);
+  return "this build has no GPU code for the " + gpu.name + " (sm_" + sm + "): rebuild with " +
+         "-DCMAKE_CUDA_ARCHITECTURES=" + sm + (gpu.cc_major >= 9 ? "a" : "");
+}
+
+GpuInfo select_gpu() {
+  // A binary built without code for this GPU fails every launch; say so once, plainly.
+  const GpuInfo gpu = query_gpu();
+  if (!build_has_code_for(gpu)) throw UsageError(no_code_message(gpu));
+  return gpu;
 }
 
 }  // namespace gemm

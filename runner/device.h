@@ -19,7 +19,6 @@ class Stream {
   Stream& operator=(const Stream&) = delete;
   ~Stream() { cudaStreamDestroy(stream_); }
   cudaStream_t get() const { return stream_; }
-  void synchronize() const { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
  private:
   cudaStream_t stream_ = nullptr;
@@ -61,8 +60,13 @@ struct GpuInfo {
   std::string pci_bus_id;
 };
 
-// Device 0 made current, or NoGpuError (exit 77) when no CUDA GPU is usable; UsageError (exit 2) when this
-// build carries no code for the GPU found.
+// Device 0 made current and described, or NoGpuError (exit 77) when no CUDA GPU is usable.
+GpuInfo query_gpu();
+// Whether this build carries code for the GPU (a binary built for sm_90a has none for an sm_80 GPU).
+bool build_has_code_for(const GpuInfo& gpu);
+// The message for a GPU this build has no code for: what to rebuild with.
+std::string no_code_message(const GpuInfo& gpu);
+// query_gpu(), and UsageError (exit 2) when this build carries no code for the GPU found.
 GpuInfo select_gpu();
 
 }  // namespace gemm

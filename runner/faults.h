@@ -1,5 +1,7 @@
-// Fault injection: plant one bad element in C after the kernel ran, to prove validation catches it.
+// Fault injection: plant one fault after the kernel ran, to prove the checks catch it.
 #pragma once
+
+#include <cuda_runtime.h>
 
 #include <cstdint>
 #include <optional>
@@ -10,14 +12,27 @@
 namespace gemm {
 
 enum class Fault {
-  kWrongValue,  // one element moved 4× outside the tolerance
-  kUnwritten,   // one element left holding the poison pattern, as if the kernel skipped it
-  kNaN,         // one element replaced by NaN
+  kWrongValue,  // one element of C moved 4× outside the tolerance
+  kUnwritten,   // one element of C left holding the poison pattern, as if the kernel skipped it
+  kNaN,         // one element of C replaced by NaN
+  kStray,       // one element written just past the end of C: the guard band must catch it
+  kHang,        // a kernel that never arrives on its mbarrier runs after the kernel: the watchdog must fire
+  kIllegalAddress,  // a kernel that writes through a null pointer runs after the kernel: the error is named
+  kReference,   // the cuBLAS reference made wrong at C[0, 0] (always sampled): the fp64 check must catch it
 };
 
-std::optional<Fault> parse_fault(const std::string& text);  // "wrong", "unwritten", "nan"
+// "wrong", "unwritten", "nan", "stray", "hang", "illegal-address", "reference"; nothing for anything else.
+std::optional<Fault> parse_fault(const std::string& text);
+// The accepted names, for error messages.
+const char* fault_names();
 
-// Corrupts one element of problem.c, chosen by `seed`; returns its description ("C[3, 17]").
-std::string inject_fault(Fault fault, const GemmProblem& problem, uint64_t seed);
+// Whether the fault is a kernel enqueued right after the kernel under test (rather than a changed element).
+constexpr bool fault_is_a_launch(Fault fault) { return fault == Fault::kHang || fault == Fault::kIllegalAddress; }
+
+// Plants `fault`: a launch fault is enqueued on `stream` (call it right after the kernel's launch); the
+// others change one element of problem.c (chosen by `seed`), of the guard band just past it, or of
+// `reference`, once the work on `stream` is done.
+// Returns what was planted ("C[3, 17]").
+std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* reference, uint64_t seed, cudaStream_t stream);
 
 }  // namespace gemm

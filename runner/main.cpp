@@ -1,11 +1,12 @@
 // gemm: the runner. Parses the command line (no GPU needed), dispatches, and turns every failure into one
-// line on stderr with the exit code DESIGN.md documents.
+// line on stderr with the exit code the README documents (a hung kernel is ended by the watchdog, exit 4).
 #include <filesystem>
 #include <iostream>
 #include <variant>
 
 #include "common/errors.h"
 #include "runner/cli.h"
+#include "git_commit.h"
 #include "runner/commands.h"
 
 namespace {
@@ -32,10 +33,10 @@ int main(int argc, char** argv) {
                             return int{kExitOk};
                           },
                           [](const VersionCommand&) {
-                            std::cout << "gemm-ladder " << GEMM_VERSION << "\n";
+                            std::cout << "gemm-ladder " << GEMM_VERSION << " (" << GEMM_GIT_COMMIT << ")\n";
                             return int{kExitOk};
                           },
-                          [](const ListCommand&) { return command_list(); },
+                          [](const ListCommand& list) { return command_list(list); },
                           [](const RunCommand& run) { return command_run(run); },
                           [](const CheckCommand& check) { return command_check(check); },
                           [](const CompareCommand& compare) { return command_compare(compare); },

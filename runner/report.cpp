@@ -1,7 +1,5 @@
 #include "runner/report.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -9,6 +7,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "runner/watchdog.h"
 
 namespace gemm {
 namespace {
@@ -35,19 +34,13 @@ nlohmann::json optional_json(const std::optional<double>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& contents) {
-  const std::filesystem::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << contents;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw UsageError("cannot write " + temporary.string());
-    }
-  }
-  std::filesystem::rename(temporary, path);
+std::filesystem::path temporary_name(const std::filesystem::path& path) { return path.string() + ".tmp"; }
+
+void write_temporary(const std::filesystem::path& path, const std::string& contents) {
+  std::ofstream out(temporary_name(path), std::ios::binary | std::ios::trunc);
+  out << contents;
+  out.flush();
+  if (!out) throw UsageError("cannot write " + temporary_name(path).string());
 }
 
 }  // namespace
@@ -89,6 +82,7 @@ nlohmann::json to_json(const Environment& environment, const CompareSettings& se
       {"cuda_runtime", environment.runtime},
       {"cublas", environment.cublas},
       {"gemm_version", environment.gemm_version},
+      {"git_commit", environment.git_commit},
       {"timestamp_utc", environment.timestamp_utc},
   };
   document["settings"] = {
@@ -134,7 +128,8 @@ void write_markdown(std::ostream& out, const Environment& environment, const Com
   out << "- GPU: " << environment_line(environment) << "\n";
   out << "- " << settings.reps << " reps after " << settings.warmup << " warm-up, "
       << (settings.cold_l2 ? "cold L2 (flushed before every rep)" : "hot L2") << ", seed " << settings.seed << "\n";
-  out << "- gemm " << environment.gemm_version << ", " << environment.timestamp_utc << "\n\n";
+  out << "- gemm " << environment.gemm_version << ", commit " << environment.git_commit << ", "
+      << environment.timestamp_utc << "\n\n";
   out << "| kernel | name | M | N | K | median ms | q1 | q3 | TFLOP/s | vs cuBLAS | max rel err | SM MHz | W | status |\n";
   out << "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const ResultRow& row : rows) {
@@ -166,25 +161,60 @@ void write_reports(const std::filesystem::path& directory, const Environment& en
   std::ostringstream csv, markdown;
   write_csv(csv, rows);
   write_markdown(markdown, environment, settings, rows);
-  const std::string json = to_json(environment, settings, rows).dump(2) + "\n";
-  write_file_atomically(directory / "compare.csv", csv.str());
-  write_file_atomically(directory / "compare.json", json);
-  write_file_atomically(directory / "compare.md", markdown.str());
+  const std::vector<std::pair<std::filesystem::path, std::string>> files = {
+      {directory / "compare.csv", csv.str()},
+      {directory / "compare.json", to_json(environment, settings, rows).dump(2) + "\n"},
+      {directory / "compare.md", markdown.str()},
+  };
+  try {
+    for (const auto& [path, contents] : files) write_temporary(path, contents);
+  } catch (...) {
+    std::error_code ignored;
+    for (const auto& file : files) std::filesystem::remove(temporary_name(file.first), ignored);
+    throw;
+  }
+  for (const auto& file : files) std::filesystem::rename(temporary_name(file.first), file.first);
 }
 
-void check_output_directory(const std::filesystem::path& directory) {
+OutputDirectory::OutputDirectory(std::filesystem::path directory) : directory_(std::move(directory)) {
   std::error_code error;
-  if (std::filesystem::exists(directory, error)) {
-    if (!std::filesystem::is_directory(directory, error))
-      throw UsageError("--out " + directory.string() + " exists and is not a directory");
-    if (access(directory.c_str(), W_OK) != 0) throw UsageError("--out " + directory.string() + " is not writable");
-    return;
+  if (std::filesystem::exists(directory_, error) && !std::filesystem::is_directory(directory_, error))
+    throw UsageError("--out " + directory_.string() + " exists and is not a directory");
+  if (!std::filesystem::exists(directory_, error)) {
+    created_ = std::filesystem::absolute(directory_, error);
+    while (created_.has_parent_path() && created_.parent_path() != created_ &&
+           !std::filesystem::exists(created_.parent_path(), error))
+      created_ = created_.parent_path();
+    std::filesystem::create_directories(directory_, error);
+    if (error) {
+      created_.clear();
+      throw UsageError("--out " + directory_.string() + " cannot be created: " + error.message());
+    }
   }
-  // The nearest existing ancestor must be a writable directory.
-  std::filesystem::path ancestor = std::filesystem::absolute(directory, error).parent_path();
-  while (!ancestor.empty() && !std::filesystem::exists(ancestor, error)) ancestor = ancestor.parent_path();
-  if (ancestor.empty() || !std::filesystem::is_directory(ancestor, error) || access(ancestor.c_str(), W_OK) != 0)
-    throw UsageError("--out " + directory.string() + " cannot be created (no writable parent directory)");
+  const std::filesystem::path probe = directory_ / ".gemm-write-probe";
+  {
+    std::ofstream out(probe, std::ios::binary | std::ios::trunc);
+    out << "probe\n";
+    out.flush();
+    if (!out) {
+      if (!created_.empty()) std::filesystem::remove_all(created_, error);
+      throw UsageError("--out " + directory_.string() + " is not writable");
+    }
+  }
+  std::filesystem::remove(probe, error);
+  if (!created_.empty())
+    set_hang_cleanup([created = created_] {
+      std::error_code ignored;
+      std::filesystem::remove_all(created, ignored);
+    });
+}
+
+OutputDirectory::~OutputDirectory() {
+  if (created_.empty()) return;
+  set_hang_cleanup({});
+  if (keep_) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(created_, ignored);
 }
 
 }  // namespace gemm

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/watchdog.h"
+
 namespace gemm {
 
 struct Environment {
@@ -23,6 +25,7 @@ struct Environment {
   std::string runtime;  // CUDA runtime version
   std::string cublas;
   std::string gemm_version;
+  std::string git_commit;  // the commit the binary was built from ("52077f9", "-dirty" when modified)
   std::string timestamp_utc;
 };
 
@@ -56,13 +59,31 @@ void write_markdown(std::ostream& out, const Environment& environment, const Com
 void write_table(std::ostream& out, const std::vector<ResultRow>& rows);
 std::string environment_line(const Environment& environment);
 
-// Writes compare.csv, compare.json and compare.md into `directory` (created if needed). Each file is
-// written to a temporary name and renamed into place, so a failure leaves no half-written report.
+// Writes compare.csv, compare.json and compare.md into `directory`. All three are written to temporary names
+// first and renamed into place only when all three were written, so the reports land together or not at all.
 void write_reports(const std::filesystem::path& directory, const Environment& environment,
                    const CompareSettings& settings, const std::vector<ResultRow>& rows);
 
-// Throws UsageError unless `directory` exists and is writable or can be created (checked before any GPU
-// work, so a bad --out fails fast). Creates nothing.
-void check_output_directory(const std::filesystem::path& directory);
+// The --out directory, probed before any GPU work: created if missing, and a file written to it and
+// removed, so a bad --out fails at once (UsageError) rather than after minutes of measuring. If this object
+// created the directory and keep() is never called (the run failed), it removes the directory again when
+// it goes, so a failed run leaves nothing behind.
+class OutputDirectory {
+ public:
+  explicit OutputDirectory(std::filesystem::path directory);
+  OutputDirectory(const OutputDirectory&) = delete;
+  OutputDirectory& operator=(const OutputDirectory&) = delete;
+  ~OutputDirectory();
+  const std::filesystem::path& path() const { return directory_; }
+  void keep() {
+    keep_ = true;
+    set_hang_cleanup({});
+  }
+
+ private:
+  std::filesystem::path directory_;
+  std::filesystem::path created_;  // the outermost directory this object created; empty when none
+  bool keep_ = false;
+};
 
 }  // namespace gemm

@@ -1,7 +1,9 @@
 #include "runner/shapes.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
+#include <random>
 
 #include "common/errors.h"
 
@@ -63,6 +65,41 @@ std::vector<int> parse_size_list(std::string_view text) {
   return sizes;
 }
 
+int parse_random_shape_count(std::string_view text) {
+  constexpr std::string_view prefix = "random:";
+  int count = 0;
+  if (text.substr(0, prefix.size()) != prefix || !parse_dimension(text.substr(prefix.size()), count) ||
+      count > kMaxRandomShapes)
+    throw UsageError("bad --shapes '" + std::string(text) + "': expected random:N with N from 1 to " +
+                     std::to_string(kMaxRandomShapes));
+  return count;
+}
+
+std::vector<Shape> random_shapes(ShapeRule rule, int count, uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x5a9e5eedull);
+  const auto uniform = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); };
+  // One dimension; `step` is 8 where the rule needs multiples of 8, else 1.
+  const auto draw = [&](int step, bool small_and_odd) {
+    int value;
+    const int kind = uniform(0, 99);
+    if (small_and_odd && kind < 35) {
+      value = step == 1 ? 2 * uniform(0, 31) + 1 : 8 * uniform(1, 8);  // 1..63 odd, or 8..64
+    } else if (kind < 60) {
+      value = 64 * uniform(1, kMaxRandomDimension / 64) + step * uniform(-1, 1);  // a tile edge, ± one step
+    } else if (kind < 75) {
+      value = uniform(1, 48);  // thin
+    } else {
+      value = uniform(1, kMaxRandomDimension);
+    }
+    value = std::clamp(value, 1, kMaxRandomDimension);
+    return (value + step - 1) / step * step;  // up to the rule's multiple
+  };
+  const int aligned = rule == ShapeRule::kTmaAligned ? 8 : 1;
+  std::vector<Shape> shapes;
+  for (int i = 0; i < count; ++i) shapes.push_back({draw(1, false), draw(aligned, false), draw(aligned, true)});
+  return shapes;
+}
+
 const std::vector<Shape>& shape_suite() {
   static const std::vector<Shape> suite = {
       {1, 1, 1},            // the smallest problem
@@ -82,6 +119,8 @@ const std::vector<Shape>& shape_suite() {
       {640, 384, 8192},     // K large relative to M and N
       {200, 1000, 24},      // K small, M not a multiple of 64
       {3000, 2056, 1000},   // several tiles, ragged on every side
+      {100, 264, 65536},    // K = 2^16: the accumulation term of the tolerance starts to matter
+      {128, 256, 262144},   // K = 2^18: one tile of the large kernels, a long fp32 accumulation
   };
   return suite;
 }

@@ -1,9 +1,12 @@
 // Problem shapes: parsing "MxNxK" and size lists, and the shape suite that `gemm check` runs.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "kernels/registry.h"
 
 namespace gemm {
 
@@ -22,6 +25,17 @@ Shape parse_shape(std::string_view text);
 std::vector<Shape> parse_shape_list(std::string_view text);
 // "1024,2048" -> positive sizes.
 std::vector<int> parse_size_list(std::string_view text);
+
+// "random:N" -> N, from 1 to kMaxRandomShapes.
+constexpr int kMaxRandomShapes = 10000;
+int parse_random_shape_count(std::string_view text);
+
+// `count` shapes drawn from `seed` that `rule` accepts, for fuzzing: dimensions from 1 to kMaxRandomDimension,
+// about half of them at a tile edge (a multiple of 64, plus or minus one element, or one 8-element step where
+// the rule needs multiples of 8), K often small (and odd where the rule allows). The same seed gives the same
+// shapes.
+constexpr int kMaxRandomDimension = 3000;
+std::vector<Shape> random_shapes(ShapeRule rule, int count, uint64_t seed);
 
 // The suite `gemm check --shapes suite` runs: edges, tile multiples ± 1, thin, wide, K small and large.
 // Each kernel runs the shapes its shape rule accepts.

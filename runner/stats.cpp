@@ -23,4 +23,8 @@ Quartiles quartiles(std::vector<double> samples) {
   return {quantile_of_sorted(samples, 0.25), quantile_of_sorted(samples, 0.5), quantile_of_sorted(samples, 0.75)};
 }
 
+double tflops(int m, int n, int k, double ms) { return 2.0 * m * static_cast<double>(n) * k / (ms * 1e-3) / 1e12; }
+
+double speedup_vs_cublas(double kernel_ms, double cublas_ms) { return cublas_ms / kernel_ms; }
+
 }  // namespace gemm

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/cuda_check.h"
+#include "runner/watchdog.h"
 
 namespace gemm {
 namespace {
@@ -50,15 +51,19 @@ void L2Flusher::flush(cudaStream_t stream) const {
   CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, buffer_.bytes(), stream));
 }
 
-std::vector<Timing> time_interleaved(std::span<const GemmLaunch> launches, const TimingSettings& settings,
+std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, const TimingSettings& settings,
                                      const L2Flusher& flusher, cudaStream_t stream) {
   const int kernels = static_cast<int>(launches.size());
+  if (kernels == 0) return {};
+  double rep_limit = 0;  // the watchdog's limit for one rep of every launch
+  for (const TimedLaunch& timed : launches) rep_limit += timed.time_limit_seconds;
+
   for (int rep = 0; rep < settings.warmup; ++rep)
-    for (const GemmLaunch& launch : launches) {
+    for (const TimedLaunch& timed : launches) {
       if (settings.cold_l2) flusher.flush(stream);
-      launch(stream);
+      (*timed.launch)(stream);
     }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, rep_limit * std::max(settings.warmup, 1));
 
   std::vector<Timing> timings(kernels);
   const int reps_per_batch = std::max(1, kLaunchesPerBatch / kernels);
@@ -71,19 +76,22 @@ std::vector<Timing> time_interleaved(std::span<const GemmLaunch> launches, const
     hold_stream_kernel<<<1, 1, 0, stream>>>(release.device(), kHoldTimeoutNs);
     check_launch("hold_stream_kernel");
     for (int rep = 0; rep < batch; ++rep)
-      for (int k = 0; k < kernels; ++k) {
+      for (int position = 0; position < kernels; ++position) {
+        const TimedLaunch& timed = launches[interleaved_launch(first_rep + rep, position, kernels)];
+        if (first_rep + rep == settings.reps - 1 && timed.before_last_rep) timed.before_last_rep(stream);
         if (settings.cold_l2) flusher.flush(stream);
-        const size_t slot = static_cast<size_t>(rep) * kernels + k;
+        const size_t slot = static_cast<size_t>(rep) * kernels + position;
         starts[slot].record(stream);
-        launches[k](stream);
+        (*timed.launch)(stream);
         stops[slot].record(stream);
       }
     release.set(1);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    wait_for_stream(stream, kHoldTimeoutNs * 1e-9 + rep_limit * batch);
     for (int rep = 0; rep < batch; ++rep)
-      for (int k = 0; k < kernels; ++k) {
-        const size_t slot = static_cast<size_t>(rep) * kernels + k;
-        timings[k].samples_ms.push_back(elapsed_ms(starts[slot], stops[slot]));
+      for (int position = 0; position < kernels; ++position) {
+        const size_t slot = static_cast<size_t>(rep) * kernels + position;
+        timings[interleaved_launch(first_rep + rep, position, kernels)].samples_ms.push_back(
+            elapsed_ms(starts[slot], stops[slot]));
       }
   }
   for (Timing& timing : timings) timing.ms = quartiles(timing.samples_ms);

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -34,9 +35,21 @@ class L2Flusher {
   DeviceBuffer<unsigned char> buffer_;
 };
 
+// Which launch runs at `position` (0 .. launches - 1) of rep `rep`: the order rotates by one every rep, so
+// each launch goes first (right after the flush, on the coolest GPU) equally often.
+constexpr int interleaved_launch(int rep, int position, int launches) { return (position + rep) % launches; }
+
+// One timed launch: what to enqueue, its time limit per run (the watchdog's), and what to enqueue before its
+// last timed rep, outside the timed interval (the runner poisons its C there, to validate that rep's result).
+struct TimedLaunch {
+  const GemmLaunch* launch = nullptr;
+  double time_limit_seconds = 0;
+  std::function<void(cudaStream_t)> before_last_rep;
+};
+
 // Times the launches interleaved rep by rep (rep r of every launch before rep r + 1 of any), so clock or
-// thermal drift hits all of them alike. Returns one Timing per launch, in order.
-std::vector<Timing> time_interleaved(std::span<const GemmLaunch> launches, const TimingSettings& settings,
+// thermal drift hits all of them alike. Returns one Timing per launch, in order; none for no launches.
+std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, const TimingSettings& settings,
                                      const L2Flusher& flusher, cudaStream_t stream);
 
 }  // namespace gemm

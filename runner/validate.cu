@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iomanip>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "common/cuda_check.h"
 #include "runner/device.h"
+#include "runner/watchdog.h"
 
 namespace gemm {
 namespace {
@@ -18,6 +20,7 @@ namespace {
 struct DeviceTotals {
   unsigned long long counts[static_cast<int>(ElementStatus::kCount)];
   unsigned long long first_failure;  // linear index; ULLONG_MAX when none
+  unsigned long long first_stray;    // index into the guard band (before, then after); ULLONG_MAX when none
   unsigned int max_abs_err_bits;     // non-negative floats order like their bit patterns
   unsigned int max_rel_err_bits;
   double sum_sq_diff;
@@ -62,7 +65,7 @@ __global__ void compare_kernel(const bf16* c, const bf16* reference, size_t coun
     if (isfinite(value) && isfinite(expected)) {
       const float diff = fabsf(value - expected);
       max_abs = fmaxf(max_abs, diff);
-      max_rel = fmaxf(max_rel, diff / (fabsf(expected) + static_cast<float>(atol)));
+      max_rel = fmaxf(max_rel, diff / static_cast<float>(element_tolerance(expected, atol)));
       sum_sq_diff += static_cast<double>(diff) * diff;
       sum_sq_ref += static_cast<double>(expected) * expected;
     }
@@ -84,6 +87,27 @@ __global__ void compare_kernel(const bf16* c, const bf16* reference, size_t coun
     atomicMax(&totals->max_rel_err_bits, __float_as_uint(max_rel));
     atomicAdd(&totals->sum_sq_diff, sum_sq_diff);
     atomicAdd(&totals->sum_sq_ref, sum_sq_ref);
+  }
+}
+
+// Counts the guard-band elements that no longer hold the poison: writes outside C.
+__global__ void guard_kernel(const bf16* before, const bf16* after, size_t guard, DeviceTotals* totals) {
+  unsigned long long stray = 0, first = ~0ull;
+  const size_t stride = size_t{gridDim.x} * blockDim.x;
+  for (size_t base = size_t{blockIdx.x} * blockDim.x; base < 2 * guard; base += stride) {
+    const size_t i = base + threadIdx.x;
+    if (i >= 2 * guard) continue;
+    const bf16 element = i < guard ? before[i] : after[i - guard];
+    if (__bfloat16_as_ushort(element) != kPoisonBits) {
+      ++stray;
+      first = min(first, static_cast<unsigned long long>(i));
+    }
+  }
+  stray = warp_sum(stray);
+  first = warp_min(first);
+  if (threadIdx.x % 32 == 0 && stray) {
+    atomicAdd(&totals->counts[static_cast<int>(ElementStatus::kOutOfBounds)], stray);
+    atomicMin(&totals->first_stray, first);
   }
 }
 
@@ -114,12 +138,19 @@ std::vector<double> copy_row(const bf16* matrix, int row, int K) {
 }
 
 constexpr int kSampledExtraRows = 14;  // 16 rows × 16 columns = 256 samples at most, corners included
+// The checks above take milliseconds; the limit only guards against a GPU left wedged by the kernel.
+constexpr double kValidationTimeLimit = kHangSlackSeconds;
 
 }  // namespace
 
 std::string ElementReport::describe() const {
   std::ostringstream text;
-  text << "C[" << row << ", " << col << "] = " << value << " (" << element_status_name(status) << "), expected "
+  if (status == ElementStatus::kOutOfBounds) {
+    text << "a write " << (outside < 0 ? -outside : outside) << (outside < 0 ? " elements before the start of C"
+                                                                              : " elements past the end of C");
+    return text.str();
+  }
+  text << matrix << "[" << row << ", " << col << "] = " << value << " (" << element_status_name(status) << "), expected "
        << expected;
   return text.str();
 }
@@ -132,7 +163,10 @@ uint64_t Validation::failures() const {
 
 std::string Validation::failure_summary() const {
   std::ostringstream text;
-  if (failures() > 0) {
+  if (reference_failed()) {  // then nothing can be judged against it: say so first
+    text << "the cuBLAS reference disagrees with fp64 at " << sample_reference_failures << " of " << samples
+         << " samples; first " << first_reference_failure.describe();
+  } else if (failures() > 0) {
     text << failures() << " wrong elements (";
     bool first = true;
     for (size_t s = 1; s < counts.size(); ++s) {
@@ -141,17 +175,16 @@ std::string Validation::failure_summary() const {
       first = false;
     }
     text << "); first " << first_failure.describe();
+    if (max_rel_err > 0) text << "; max error " << std::setprecision(3) << max_rel_err << "x the tolerance";
   } else if (sample_kernel_failures > 0) {
     text << sample_kernel_failures << " of " << samples << " fp64 samples wrong; first "
          << first_sample_failure.describe();
-  } else if (sample_reference_failures > 0) {
-    text << "the cuBLAS reference disagrees with fp64 at " << sample_reference_failures << " of " << samples
-         << " samples; first " << first_sample_failure.describe();
   }
   return text.str();
 }
 
-Validation validate(const GemmProblem& problem, const bf16* reference, uint64_t sample_seed, cudaStream_t stream) {
+Validation validate(const GemmProblem& problem, const bf16* reference, size_t guard_elements, uint64_t sample_seed,
+                    cudaStream_t stream) {
   const size_t count = static_cast<size_t>(problem.m) * problem.n;
   const double atol = absolute_tolerance(problem.k);
   Validation result;
@@ -159,12 +192,17 @@ Validation validate(const GemmProblem& problem, const bf16* reference, uint64_t 
   DeviceBuffer<DeviceTotals> totals(1, "validation totals");
   DeviceTotals initial{};
   initial.first_failure = ~0ull;
+  initial.first_stray = ~0ull;
   CUDA_CHECK(cudaMemcpyAsync(totals.get(), &initial, sizeof initial, cudaMemcpyHostToDevice, stream));
   compare_kernel<<<1024, 256, 0, stream>>>(problem.c, reference, count, atol, totals.get());
   check_launch("compare_kernel");
+  if (guard_elements > 0) {
+    guard_kernel<<<64, 256, 0, stream>>>(problem.c - guard_elements, problem.c + count, guard_elements, totals.get());
+    check_launch("guard_kernel");
+  }
   DeviceTotals host{};
   CUDA_CHECK(cudaMemcpyAsync(&host, totals.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, kValidationTimeLimit);
 
   for (size_t s = 0; s < result.counts.size(); ++s) result.counts[s] = host.counts[s];
   result.max_abs_err = std::bit_cast<float>(host.max_abs_err_bits);
@@ -178,6 +216,12 @@ Validation validate(const GemmProblem& problem, const bf16* reference, uint64_t 
     bad.value = bf16_bits_to_float(bits);
     bad.expected = bf16_bits_to_float(read_bits(reference, host.first_failure));
     bad.status = classify_element(bits, bad.value, bad.expected, atol);
+  } else if (host.first_stray != ~0ull) {
+    ElementReport& stray = result.first_failure;
+    stray.status = ElementStatus::kOutOfBounds;
+    stray.outside = host.first_stray < guard_elements ? static_cast<int64_t>(host.first_stray) -
+                                                            static_cast<int64_t>(guard_elements)
+                                                      : static_cast<int64_t>(host.first_stray - guard_elements) + 1;
   }
 
   // fp64 reference at sampled positions: exact products, double sums.
@@ -199,9 +243,11 @@ Validation validate(const GemmProblem& problem, const bf16* reference, uint64_t 
         const uint16_t bits = read_bits(matrix, index);
         const ElementStatus status = classify_element(bits, bf16_bits_to_float(bits), exact, atol);
         if (status == ElementStatus::kOk) continue;
-        if (result.sample_kernel_failures + result.sample_reference_failures == 0)
-          result.first_sample_failure = {row, col, bf16_bits_to_float(bits), exact, status};
-        ++(matrix == reference ? result.sample_reference_failures : result.sample_kernel_failures);
+        const bool of_reference = matrix == reference;
+        int& failures = of_reference ? result.sample_reference_failures : result.sample_kernel_failures;
+        if (failures++ == 0)
+          (of_reference ? result.first_reference_failure : result.first_sample_failure) = {
+              row, col, 0, bf16_bits_to_float(bits), exact, status, of_reference ? "R" : "C"};
       }
     }
   }

@@ -1,5 +1,6 @@
 // Validation of a kernel's C against the cuBLAS result R on the same inputs (elementwise, on the GPU), plus
-// a sampled fp64 reference computed on the host that checks both C and R.
+// a sampled fp64 reference computed on the host that checks both C and R, and a guard band of poison around
+// C that catches writes outside it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,30 +17,37 @@ namespace gemm {
 struct ElementReport {
   int64_t row = -1;
   int64_t col = -1;
+  int64_t outside = 0;  // for kOutOfBounds: elements before C's start (< 0) or past its end (> 0)
   float value = 0;
   double expected = 0;
   ElementStatus status = ElementStatus::kOk;
+  const char* matrix = "C";  // "R" for an element of the cuBLAS reference
   std::string describe() const;  // "C[12, 7] = nan (NaN), expected 3.25"
 };
 
 struct Validation {
   std::array<uint64_t, static_cast<size_t>(ElementStatus::kCount)> counts{};  // elements per status
-  ElementReport first_failure;  // the first failing element in row-major order, if any
-  double max_abs_err = 0;       // over finite elements
-  double max_rel_err = 0;       // max |C - R| / (|R| + atol)
-  double rel_l2_err = 0;        // ||C - R|| / ||R|| over finite elements
+  ElementReport first_failure;  // the first failing element (row-major; inside C before the guard band)
+  double max_abs_err = 0;       // max |C − R| over finite elements
+  double max_rel_err = 0;       // max |C − R| / tolerance(R): the verdict's own measure, ≤ 1 passes
+  double rel_l2_err = 0;        // ||C − R|| / ||R|| over finite elements
   int samples = 0;              // fp64 reference entries checked
   int sample_kernel_failures = 0;
   int sample_reference_failures = 0;
-  ElementReport first_sample_failure;  // of the kernel, or else of the reference
+  ElementReport first_sample_failure;     // of the kernel
+  ElementReport first_reference_failure;  // of the reference
 
   uint64_t failures() const;
   bool passed() const { return failures() == 0 && sample_kernel_failures == 0 && sample_reference_failures == 0; }
+  // Whether the cuBLAS reference itself disagrees with the fp64 samples (then no kernel can be judged).
+  bool reference_failed() const { return sample_reference_failures > 0; }
   std::string failure_summary() const;  // one line: what failed, how many, the first one
 };
 
-// Compare `c` with `reference` (both m × n) elementwise, and both against an fp64 dot product of the
-// problem's A and B at ~256 sampled positions (corners included).
-Validation validate(const GemmProblem& problem, const bf16* reference, uint64_t sample_seed, cudaStream_t stream);
+// Compare problem.c with `reference` (both m × n) elementwise; check the `guard_elements` poisoned elements
+// just before and just after problem.c; and check both C and R against an fp64 dot product of the problem's
+// A and B at ~256 sampled positions (corners included).
+Validation validate(const GemmProblem& problem, const bf16* reference, size_t guard_elements, uint64_t sample_seed,
+                    cudaStream_t stream);
 
 }  // namespace gemm

@@ -1,29 +1,37 @@
 #!/usr/bin/env bash
-# The one-call GPU run (DESIGN.md "Working on the GPU"): configure and build (-j16), run `gemm compare`
-# (its reports go to OUTPUT_DIR/compare/), the instruction ceilings, the GPU tests and an Nsight Compute
-# profile of every ladder kernel; print a short summary last.
+# Everything a GPU machine should do in one go: configure and build for sm_90a (-j16), run `gemm compare`,
+# the instruction ceilings, the GPU tests (ctest -L gpu), the sanitizers (ctest -L sanitizer) and an Nsight
+# Compute profile of each ladder kernel and of cuBLAS; print a short summary last.
 #
-#   scripts/device_check.sh OUTPUT_DIR [extra gemm compare arguments...]
+#   scripts/device_check.sh OUTPUT_DIR [--steps LIST] [-- gemm compare arguments...]
 #
-# Everything lands in OUTPUT_DIR/device_check.tgz (logs, reports, profiles) plus OUTPUT_DIR/summary.txt.
-# The compare runs first, on a cool GPU: the later steps heat it, and clocks under tensor load drop with
-# temperature. If a folder .deps/ (a CMake prefix with CLI11 and nlohmann-json) sits in the repository
-# root, it is used: the GPU machine may lack those headers and cannot install them.
+# LIST is a comma-separated subset of build,compare,ceilings,tests,sanitize,profile (default: all of them, in
+# that order; build is always done when its output is missing). The compare runs first, on a cool GPU: the
+# later steps heat it. Logs and reports land in OUTPUT_DIR/device_check.tgz, the summary in
+# OUTPUT_DIR/summary.txt and the compare reports in OUTPUT_DIR/compare/. Kernel ids come from `gemm list`.
+# If a folder .deps/ (a CMake prefix with CLI11 and nlohmann-json) sits in the repository root, the build
+# uses it: a GPU machine may lack those headers and have no network to install them.
 set -uo pipefail
-out=${1:?usage: scripts/device_check.sh OUTPUT_DIR [gemm compare arguments]}
+out=${1:?usage: scripts/device_check.sh OUTPUT_DIR [--steps LIST] [-- gemm compare arguments]}
 shift
+steps=build,compare,ceilings,tests,sanitize,profile
+if [ "${1:-}" = --steps ]; then steps=${2:?--steps needs a list}; shift 2; fi
+[ "${1:-}" = -- ] && shift
 mkdir -p "$out/work"
 out=$(cd "$out" && pwd)
 work=$out/work
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
 build=${BUILD_DIR:-build-device}
+want() { [[ ",$steps," == *",$1,"* ]]; }
 prefix_args=()
 [ -d .deps ] && prefix_args=("-DCMAKE_PREFIX_PATH=$PWD/.deps")
+: >"$work/summary.txt"
 
 finish() {
-  tar czf "$out/device_check.tgz" -C "$work" .
-  cat "$work/summary.txt" | tee "$out/summary.txt"
+  tar czf "$out/device_check.tgz" -C "$work" . 2>/dev/null
+  [ -d "$work/compare" ] && cp -r "$work/compare" "$out/"
+  tee "$out/summary.txt" <"$work/summary.txt"
 }
 
 {
@@ -31,46 +39,71 @@ finish() {
   cmake --version | head -1
   nvcc --version | tail -1
   git log -1 --format='commit %h %s' 2>/dev/null
+  echo "repository at $PWD"
 } >"$work/environment.txt" 2>&1
-: >"$work/summary.txt"
 
-echo "== configure + build (sm_90a)"
-if ! cmake -S . -B "$build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a "${prefix_args[@]}" >"$work/configure.log" 2>&1 ||
-   ! cmake --build "$build" -j16 >"$work/build.log" 2>&1; then
-  { echo "BUILD FAILED"; grep -E "error|Error" "$work/configure.log" "$work/build.log" | head -40; } >"$work/summary.txt"
-  finish
-  exit 1
+if want build || [ ! -x "$build/gemm" ]; then
+  echo "== configure + build (sm_90a)"
+  start=$(date +%s)
+  if ! cmake -S . -B "$build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a "${prefix_args[@]}" >"$work/configure.log" 2>&1 ||
+     ! cmake --build "$build" -j16 --target gemm ceilings tma_swizzle_test timer_test >"$work/build.log" 2>&1; then
+    { echo "BUILD FAILED"; grep -E "error|Error" "$work/configure.log" "$work/build.log" | head -40; } >"$work/summary.txt"
+    finish
+    exit 1
+  fi
+  echo "build took $(( $(date +%s) - start )) s" >>"$work/environment.txt"
 fi
+gemm=$build/gemm
+ladder_ids=$("$gemm" list --json | python3 -c '
+import json, sys
+print(" ".join(str(k["id"]) for k in json.load(sys.stdin)["kernels"] if k["runs_here"] and k["id"] != 0))')
 
-echo "== compare"
-timeout 500 "$build/gemm" compare --out "$work/compare" "$@" >"$work/compare.txt" 2>&1
-compare=$?
-
-echo "== instruction ceilings"
-timeout 120 "$build/ceilings" >"$work/ceilings.txt" 2>&1
-
-echo "== GPU tests"
-ctest --test-dir "$build" -L gpu -V --timeout 180 >"$work/ctest_gpu.log" 2>&1
-gpu_tests=$?
-
-echo "== profiles"
-for id in 1 2 3 4 5; do
-  timeout 120 scripts/profile.sh "$build/gemm" "$id" 4096 >"$work/profile_$id.txt" 2>&1
-done
+compare=skipped gpu_tests=skipped sanitize=skipped
+if want compare; then
+  echo "== compare"
+  timeout 570 "$gemm" compare --out "$work/compare" "$@" >"$work/compare.txt" 2>&1
+  compare=$?
+fi
+if want ceilings; then
+  echo "== instruction ceilings"
+  cmake --build "$build" -j16 --target ceilings >/dev/null 2>&1
+  timeout 120 "$build/ceilings" >"$work/ceilings.txt" 2>&1
+fi
+if want tests; then
+  echo "== GPU tests"
+  ctest --test-dir "$build" -L '^gpu$' -j1 --output-on-failure >"$work/ctest_gpu.log" 2>&1
+  gpu_tests=$?
+fi
+if want sanitize; then
+  echo "== sanitizers"
+  scripts/sanitize.sh --gemm "$gemm" $ladder_ids >"$work/sanitize.txt" 2>&1
+  sanitize=$?
+fi
+if want profile; then
+  echo "== profiles"
+  for id in 0 $ladder_ids; do
+    timeout 120 scripts/profile.sh "$gemm" "$id" 4096 >"$work/profile_$id.txt" 2>&1
+  done
+fi
 
 {
   echo "== environment"; cat "$work/environment.txt"
-  echo "== ceilings"; grep -E "^ceiling" "$work/ceilings.txt"
-  echo "== GPU tests"; grep -E "tests passed|tests failed|\*\*\*Failed|Timeout" "$work/ctest_gpu.log"
-  echo "== profiles (4096^3)"
-  for id in 1 2 3 4 5; do
-    printf "kernel %s: " "$id"
-    grep -E "^\s+(SM Frequency|Compute \(SM\) Throughput|L2 Cache Throughput|DRAM Throughput|Issue Slots Busy)" \
-      "$work/profile_$id.txt" | awk '{$1=$1; print}' | tr '\n' ';'
-    echo
-  done
-  echo "== compare"; cat "$work/compare.txt"
-  echo "gpu tests exit $gpu_tests, compare exit $compare"
+  [ -f "$work/ceilings.txt" ] && { echo "== ceilings"; grep -E "^ceiling" "$work/ceilings.txt"; }
+  [ -f "$work/ctest_gpu.log" ] && { echo "== GPU tests"; grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|\(Failed\)" "$work/ctest_gpu.log"; }
+  [ -f "$work/sanitize.txt" ] && { echo "== sanitizers"; grep -vE "^ok " "$work/sanitize.txt" | head -40; }
+  if ls "$work"/profile_*.txt >/dev/null 2>&1; then
+    echo "== profiles (4096^3)"
+    for file in "$work"/profile_*.txt; do
+      printf "%s: " "$(basename "$file" .txt)"
+      grep -E "^\s+(SM Frequency|Duration|Compute \(SM\) Throughput|DRAM Throughput|L2 Hit Rate|sm__pipe_tensor_op_gmma)" "$file" |
+        awk '{$1=$1; print}' | tr '\n' ';'
+      echo
+    done
+  fi
+  [ -f "$work/compare.txt" ] && { echo "== compare"; cat "$work/compare.txt"; }
+  echo "gpu tests: $gpu_tests, sanitizers: $sanitize, compare: $compare"
 } >"$work/summary.txt"
 finish
-[ $gpu_tests -eq 0 ] && [ $compare -eq 0 ]
+for result in "$compare" "$gpu_tests" "$sanitize"; do
+  [ "$result" = 0 ] || [ "$result" = skipped ] || exit 1
+done

@@ -5,14 +5,18 @@
 #
 #   scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE]      (report on stdout)
 #
-# The kernel profiled is the first launch of `<name>_kernel`: the validated run of `gemm run`.
+# The kernel profiled is the first launch of `<name>_kernel`: the validated run of `gemm run`. For the cuBLAS
+# reference (id 0) it is the first launch of a kernel named like cuBLAS's Hopper GEMMs (nvjet_*, or CUTLASS's
+# sm90_* names): the first candidate its algorithm selection tries, which is its top heuristic.
 set -euo pipefail
 gemm=${1:?usage: scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE]}
 id=${2:?usage: scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE]}
 size=${3:-4096}
 name=$("$gemm" list | awk -v id="$id" '$1 == id { print $2 }')
 [ -n "$name" ] || { echo "profile.sh: no kernel $id in \`$gemm list\`" >&2; exit 2; }
-exec ncu --clock-control none --kernel-name "regex:${name}_kernel" --launch-count 1 \
+kernel_regex="${name}_kernel"
+[ "$id" = 0 ] && kernel_regex="nvjet|sm90_|cutlass"
+exec ncu --clock-control none --kernel-name "regex:${kernel_regex}" --launch-count 1 \
   --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
   --section Occupancy --section LaunchStats --section WarpStateStats \
   --metrics "regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,regex:^sm__pipe_(fma|tensor_op_hmma|tensor_op_gmma)_cycles_active\.avg\.pct_of_peak_sustained_active$" \

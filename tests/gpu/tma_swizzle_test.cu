@@ -4,7 +4,8 @@
 // into a 1024-byte-aligned buffer; the buffer's raw bytes are copied out and every element must sit at
 // swizzle_128b(row * 128 + column * 2). A second box hangs past the matrix's last rows and columns: the
 // elements outside must arrive as zeros, and the barrier must still complete with the full box's bytes
-// (the edge tiles of kernels 03+ rely on both). Exit 0 pass, 1 fail, 77 no usable sm_90 GPU.
+// (the edge tiles of kernels 03+ rely on both); a third box lies wholly outside the matrix and must be all
+// zeros, its barrier completing all the same. Exit 0 pass, 1 fail, 77 no usable sm_90 GPU.
 #include <cstdio>
 #include <vector>
 
@@ -63,7 +64,9 @@ int run() {
   const CUtensorMap map = make_tensor_map_2d(matrix.get(), kRows, kCols, kBoxRows, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
 
   int failures = 0;
-  struct Box { int x, y; } boxes[] = {{0, 8}, {64, 32}};
+  // The third box lies wholly outside the matrix (the partner tile of a cluster at the edge, kernel 07):
+  // it must arrive as zeros and still complete the barrier with the full box's bytes.
+  struct Box { int x, y; } boxes[] = {{0, 8}, {64, 32}, {128, 48}};
   for (const Box& box : boxes) {
     load_box_kernel<<<1, 128>>>(map, box.x, box.y, out.get());
     CUDA_CHECK(cudaGetLastError());

@@ -53,7 +53,15 @@ testing::AssertionResult has(const std::string& text, const std::string& part) {
 // ---- list ---------------------------------------------------------------------------------------------
 
 TEST(CliList, ParsesList) {
-  EXPECT_TRUE(std::holds_alternative<ListCommand>(parse({"list"})));
+  const ListCommand list = parse_as<ListCommand>({"list"});
+  EXPECT_FALSE(list.json);
+  EXPECT_FALSE(list.details);
+}
+
+TEST(CliList, ParsesJsonAndDetails) {
+  const ListCommand list = parse_as<ListCommand>({"list", "--json", "--details"});
+  EXPECT_TRUE(list.json);
+  EXPECT_TRUE(list.details);
 }
 
 // ---- run ----------------------------------------------------------------------------------------------
@@ -93,6 +101,29 @@ TEST(CliRun, ParsesHotRepsWarmupSeedAndFault) {
 
 TEST(CliRun, SeedZeroIsPresentNotRandom) {
   EXPECT_EQ(parse_as<RunCommand>({"run", "0", "--seed", "0"}).seed, 0u);
+}
+
+TEST(CliRun, AcceptsTheLargestSeed) {
+  EXPECT_EQ(parse_as<RunCommand>({"run", "0", "--seed", "9007199254740991"}).seed, kMaxSeed);
+}
+
+TEST(CliRun, RefusesSeedsOutOfRangeInsteadOfClampingThem) {
+  for (const char* seed : {"-1", "9007199254740992", "18446744073709551616", "99999999999999999999", "1e3", "", "x"})
+    EXPECT_TRUE(has(usage_error({"run", "0", "--seed", seed}), "expected an integer from 0 to 9007199254740991"))
+        << seed;
+}
+
+TEST(CliRun, ParsesTimeoutAndTheNewFaults) {
+  const RunCommand run = parse_as<RunCommand>({"run", "6", "--timeout", "2.5", "--inject-fault", "hang"});
+  EXPECT_EQ(run.timeout, 2.5);
+  EXPECT_EQ(run.fault, Fault::kHang);
+  EXPECT_EQ(parse_as<RunCommand>({"run", "6"}).timeout, std::nullopt);
+  EXPECT_EQ(parse_as<RunCommand>({"run", "1", "--inject-fault", "reference"}).fault, Fault::kReference);
+}
+
+TEST(CliRun, RefusesANonPositiveTimeout) {
+  EXPECT_TRUE(has(usage_error({"run", "1", "--timeout", "0"}), "--timeout must be a number of seconds above 0"));
+  EXPECT_TRUE(has(usage_error({"run", "1", "--timeout", "-3"}), "--timeout must be a number of seconds above 0"));
 }
 
 TEST(CliRun, KernelIdIsRequired) {
@@ -149,6 +180,12 @@ TEST(CliCommand, RequiresACommand) {
   EXPECT_TRUE(has(message, "subcommand"));
 }
 
+TEST(CliCommand, HelpDescribesTheTimeoutExitCode) {
+  const Command command = parse({"--help"});
+  ASSERT_TRUE(std::holds_alternative<HelpCommand>(command));
+  EXPECT_TRUE(has(std::get<HelpCommand>(command).text, "4 a kernel did not finish in time"));
+}
+
 TEST(CliCommand, HelpDescribesTheExitCodes) {
   const HelpCommand help = parse_as<HelpCommand>({"--help"});
   EXPECT_TRUE(has(help.text, "Exit codes"));
@@ -194,6 +231,30 @@ TEST(CliCheck, ParsesSeedAndFault) {
   EXPECT_EQ(check.fault, Fault::kUnwritten);
 }
 
+TEST(CliCheck, RunsEachKernelOnceInTheOrderGiven) {
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1,1,1"}).kernels, (std::vector<int>{1}));
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "3,1,3,2,1"}).kernels, (std::vector<int>{3, 1, 2}));
+}
+
+TEST(CliCheck, ParsesRandomShapes) {
+  const CheckCommand check = parse_as<CheckCommand>({"check", "5", "--shapes", "random:20", "--seed", "4"});
+  EXPECT_EQ(check.random_shapes, 20);
+  EXPECT_TRUE(check.shapes.empty());
+  EXPECT_EQ(check.seed, 4u);
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "5"}).random_shapes, std::nullopt);
+}
+
+TEST(CliCheck, RejectsABadRandomShapeCount) {
+  for (const char* text : {"random:0", "random:", "random:x", "random:10001", "random:-2"})
+    EXPECT_TRUE(has(usage_error({"check", "1", "--shapes", text}), "expected random:N with N from 1 to 10000")) << text;
+}
+
+TEST(CliCheck, RefusesSeedsThatRunPastTheLargest) {
+  EXPECT_TRUE(has(usage_error({"check", "1", "--seed", "9007199254740991", "--seeds", "2"}), "runs past the largest"));
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1", "--seed", "9007199254740990", "--seeds", "2"}).seed,
+            kMaxSeed - 1);
+}
+
 TEST(CliCheck, RejectsAnEmptyKernelInTheList) {
   EXPECT_TRUE(has(usage_error({"check", "1,,2"}), "bad kernel id ''"));
 }
@@ -221,6 +282,14 @@ TEST(CliCompare, SizesComeBeforeShapesInTheGivenOrder) {
   EXPECT_EQ(compare.kernels, (std::vector<int>{0, 3}));
   EXPECT_EQ(compare.shapes, (std::vector<Shape>{{512, 512, 512}, {1024, 1024, 1024}, {64, 64, 64}}));
   EXPECT_EQ(compare.out, "dir");
+}
+
+TEST(CliCompare, ParsesFaultTimeoutAndSeed) {
+  const CompareCommand compare =
+      parse_as<CompareCommand>({"compare", "--inject-fault", "reference", "--timeout", "30", "--seed", "12"});
+  EXPECT_EQ(compare.fault, Fault::kReference);
+  EXPECT_EQ(compare.timeout, 30.0);
+  EXPECT_EQ(compare.seed, 12u);
 }
 
 TEST(CliCompare, RejectsABadSize) {

@@ -314,40 +314,64 @@ TEST_F(WriteReports, ReplacesEarlierReports) {
   EXPECT_EQ(read_file(root_ / "compare.csv"), csv_of({refused_row()}));
 }
 
-using CheckOutputDirectory = TempPathTest;
+TEST_F(WriteReports, WritesNoneWhenOneCannotBeWritten) {
+  fs::create_directories(root_ / "compare.md.tmp");  // the markdown's temporary name is taken by a directory
+  EXPECT_THROW(write_reports(root_, test_environment(), test_settings(), {timed_row()}), std::exception);
+  EXPECT_FALSE(fs::exists(root_ / "compare.csv"));
+  EXPECT_FALSE(fs::exists(root_ / "compare.json"));
+  EXPECT_FALSE(fs::exists(root_ / "compare.md"));
+  EXPECT_FALSE(fs::exists(root_ / "compare.csv.tmp"));
+  EXPECT_FALSE(fs::exists(root_ / "compare.json.tmp"));
+}
 
-TEST_F(CheckOutputDirectory, RejectsAnExistingRegularFile) {
+using OutputDirectoryTest = TempPathTest;
+
+TEST_F(OutputDirectoryTest, RejectsAnExistingRegularFile) {
   const fs::path file = root_ / "report.txt";
   make_file(file);
   try {
-    check_output_directory(file);
+    OutputDirectory out(file);
     FAIL() << "no UsageError for " << file;
   } catch (const UsageError& error) {
     EXPECT_NE(std::string(error.what()).find("exists and is not a directory"), std::string::npos) << error.what();
   }
 }
 
-TEST_F(CheckOutputDirectory, RejectsAPathUnderARegularFile) {
+TEST_F(OutputDirectoryTest, RejectsAPathUnderARegularFile) {
   const fs::path file = root_ / "report.txt";
   make_file(file);
   try {
-    check_output_directory(file / "out");
+    OutputDirectory out(file / "out");
     FAIL() << "no UsageError for " << file / "out";
   } catch (const UsageError& error) {
     EXPECT_NE(std::string(error.what()).find("cannot be created"), std::string::npos) << error.what();
   }
 }
 
-TEST_F(CheckOutputDirectory, AcceptsAFreshPathAndCreatesNothing) {
-  const fs::path out = root_ / "a" / "b";
-  EXPECT_NO_THROW(check_output_directory(out));
-  EXPECT_FALSE(fs::exists(root_));
+TEST_F(OutputDirectoryTest, CreatesAFreshPathAtOnceAndRemovesItUnlessKept) {
+  const fs::path path = root_ / "a" / "b";
+  {
+    const OutputDirectory out(path);
+    EXPECT_TRUE(fs::is_directory(path));
+    EXPECT_TRUE(fs::is_empty(path)) << "the write probe must not stay";
+  }
+  EXPECT_FALSE(fs::exists(root_)) << "a failed run leaves nothing behind, created parents included";
 }
 
-TEST_F(CheckOutputDirectory, AcceptsAnExistingDirectory) {
-  fs::create_directories(root_);
-  EXPECT_NO_THROW(check_output_directory(root_));
-  EXPECT_TRUE(fs::is_empty(root_));
+TEST_F(OutputDirectoryTest, KeepsAFreshPathWhenKept) {
+  const fs::path path = root_ / "a";
+  {
+    OutputDirectory out(path);
+    out.keep();
+  }
+  EXPECT_TRUE(fs::is_directory(path));
+}
+
+TEST_F(OutputDirectoryTest, LeavesAnExistingDirectoryAndItsFilesAlone) {
+  make_file(root_ / "earlier.csv");
+  { const OutputDirectory out(root_); }
+  EXPECT_TRUE(fs::exists(root_ / "earlier.csv"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(root_), fs::directory_iterator()), 1);
 }
 
 }  // namespace

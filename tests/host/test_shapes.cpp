@@ -154,6 +154,56 @@ TEST(ShapeSuite, GivesTmaKernelsAtLeastTenShapes) {
   EXPECT_GE(std::count_if(suite.begin(), suite.end(), tma_aligned), 10);
 }
 
+TEST(ShapeSuite, ContainsTheLongKShapesOfTheAccumulationTerm) {
+  EXPECT_TRUE(contains(shape_suite(), {100, 264, 65536}));
+  EXPECT_TRUE(contains(shape_suite(), {128, 256, 262144}));
+}
+
+// ---- random shapes --------------------------------------------------------------------------------------
+
+TEST(ParseRandomShapeCount, ParsesTheCount) {
+  EXPECT_EQ(parse_random_shape_count("random:1"), 1);
+  EXPECT_EQ(parse_random_shape_count("random:250"), 250);
+  EXPECT_EQ(parse_random_shape_count("random:10000"), 10000);
+}
+
+TEST(ParseRandomShapeCount, RejectsOtherTexts) {
+  for (const char* text : {"random:0", "random:10001", "random", "random:", "Random:5", "random:5x"})
+    EXPECT_NE(usage_error_of([&] { parse_random_shape_count(text); }).find("random:N"), std::string::npos) << text;
+}
+
+TEST(RandomShapes, AreAcceptedByTheirRuleAndInRange) {
+  for (ShapeRule rule : {ShapeRule::kAny, ShapeRule::kTmaAligned})
+    for (const Shape& shape : random_shapes(rule, 2000, 7)) {
+      EXPECT_EQ(shape_refusal(rule, shape.m, shape.n, shape.k), std::nullopt) << to_string(shape);
+      for (int dimension : {shape.m, shape.n, shape.k}) {
+        EXPECT_GE(dimension, 1) << to_string(shape);
+        EXPECT_LE(dimension, kMaxRandomDimension) << to_string(shape);
+      }
+    }
+}
+
+TEST(RandomShapes, TheSameSeedGivesTheSameShapesAndAnotherSeedOthers) {
+  EXPECT_EQ(random_shapes(ShapeRule::kAny, 50, 11), random_shapes(ShapeRule::kAny, 50, 11));
+  EXPECT_NE(random_shapes(ShapeRule::kAny, 50, 11), random_shapes(ShapeRule::kAny, 50, 12));
+  EXPECT_EQ(random_shapes(ShapeRule::kTmaAligned, 30, 3).size(), 30u);
+}
+
+TEST(RandomShapes, AreBiasedToTileEdgesAndSmallOddK) {
+  int edges = 0, odd_small_k = 0, small_aligned_k = 0;
+  const std::vector<Shape> any = random_shapes(ShapeRule::kAny, 1000, 5);
+  for (const Shape& shape : any) {
+    for (int dimension : {shape.m, shape.n})
+      if (dimension >= 63 && (dimension % 64 == 0 || dimension % 64 == 1 || dimension % 64 == 63)) ++edges;
+    if (shape.k < 64 && shape.k % 2 == 1) ++odd_small_k;
+  }
+  for (const Shape& shape : random_shapes(ShapeRule::kTmaAligned, 1000, 5))
+    if (shape.k <= 64) ++small_aligned_k;
+  EXPECT_GT(edges, 2 * 1000 * 40 / 100) << "about half of M and N at a tile edge";
+  EXPECT_GT(odd_small_k, 1000 * 25 / 100) << "K small and odd about a third of the time";
+  EXPECT_GT(small_aligned_k, 1000 * 25 / 100);
+}
+
 TEST(DefaultCompareShapes, AreFourSquaresAndOneLlmProjection) {
   EXPECT_EQ(default_compare_shapes(), (std::vector<Shape>{{1024, 1024, 1024},
                                                           {2048, 2048, 2048},

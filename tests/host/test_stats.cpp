@@ -1,10 +1,14 @@
 // Quartiles of timing samples (runner/stats.h): linear interpolation between order statistics, as numpy.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "runner/stats.h"
+#include "runner/timing.h"
+#include "runner/watchdog.h"
 
 namespace gemm {
 namespace {
@@ -46,6 +50,75 @@ TEST(Quartiles, UnsortedInputGivesTheSameResultAsSorted) {
 
 TEST(Quartiles, EmptyInputThrows) {
   EXPECT_THROW(quartiles({}), std::exception);
+}
+
+// ---- the arithmetic of the reports ------------------------------------------------------------------------
+
+TEST(Tflops, IsTwoMnkOverTheTime) {
+  EXPECT_DOUBLE_EQ(tflops(1000, 1000, 1000, 1.0), 2.0);  // 2e9 operations in 1 ms
+  EXPECT_DOUBLE_EQ(tflops(8192, 8192, 8192, 1.0), 2.0 * 8192.0 * 8192.0 * 8192.0 / 1e9);  // 1099.5
+  EXPECT_NEAR(tflops(4096, 14336, 4096, 0.6), 802.0, 1.0);
+}
+
+TEST(Tflops, DoesNotOverflowAtLargeShapes) {
+  EXPECT_DOUBLE_EQ(tflops(65536, 65536, 65536, 1000.0), 2.0 * 65536.0 * 65536.0 * 65536.0 / 1e12);  // 562.9
+}
+
+TEST(SpeedupVsCublas, AboveOneMeansFasterThanCublas) {
+  EXPECT_DOUBLE_EQ(speedup_vs_cublas(1.0, 2.0), 2.0);   // the kernel took half cuBLAS's time
+  EXPECT_DOUBLE_EQ(speedup_vs_cublas(2.0, 1.0), 0.5);   // twice cuBLAS's time
+  EXPECT_DOUBLE_EQ(speedup_vs_cublas(1.5, 1.5), 1.0);
+}
+
+// ---- interleaved timing: which launch each sample belongs to ---------------------------------------------
+
+TEST(InterleavedLaunch, EveryRepRunsEveryLaunchOnce) {
+  for (int launches : {1, 2, 3, 10})
+    for (int rep = 0; rep < 25; ++rep) {
+      std::set<int> seen;
+      for (int position = 0; position < launches; ++position) seen.insert(interleaved_launch(rep, position, launches));
+      EXPECT_EQ(static_cast<int>(seen.size()), launches) << "rep " << rep;
+      EXPECT_EQ(*seen.begin(), 0);
+      EXPECT_EQ(*seen.rbegin(), launches - 1);
+    }
+}
+
+TEST(InterleavedLaunch, EachLaunchGoesFirstEquallyOften) {
+  const int launches = 4, reps = 40;
+  std::vector<int> first(launches, 0);
+  for (int rep = 0; rep < reps; ++rep) ++first[interleaved_launch(rep, 0, launches)];
+  for (int count : first) EXPECT_EQ(count, reps / launches);
+}
+
+TEST(InterleavedLaunch, PinnedOrder) {
+  // rep 0: 0 1 2, rep 1: 1 2 0, rep 2: 2 0 1
+  EXPECT_EQ(interleaved_launch(0, 0, 3), 0);
+  EXPECT_EQ(interleaved_launch(1, 0, 3), 1);
+  EXPECT_EQ(interleaved_launch(1, 2, 3), 0);
+  EXPECT_EQ(interleaved_launch(2, 1, 3), 0);
+}
+
+// ---- the watchdog's limits and message -------------------------------------------------------------------
+
+TEST(Watchdog, KernelLimitIsSlackPlusAHundredTimesCublas) {
+  EXPECT_DOUBLE_EQ(kernel_time_limit(0), 10.0);
+  EXPECT_DOUBLE_EQ(kernel_time_limit(1.36), 10.0 + 0.136);
+  EXPECT_DOUBLE_EQ(kernel_time_limit(50.0), 15.0);
+}
+
+TEST(Watchdog, ReferenceLimitAssumesOneTflops) {
+  EXPECT_DOUBLE_EQ(reference_time_limit(1000, 1000, 1000), 10.0 + 0.002);
+  EXPECT_NEAR(reference_time_limit(16384, 16384, 16384), 10.0 + 8.796, 0.001);
+  EXPECT_GT(reference_time_limit(2147483647, 2, 2147483647), 1e6) << "no overflow";
+}
+
+TEST(Watchdog, HangMessageNamesTheActivityTheLimitAndTheLikelyCause) {
+  const std::string message = hang_message("kernel 6 (persistent) at 256x256x64, seed 3", 12.34);
+  EXPECT_EQ(message.find("gemm: kernel 6 (persistent) at 256x256x64, seed 3 did not finish within 12.3 s"), 0u)
+      << message;
+  EXPECT_NE(message.find("mbarrier"), std::string::npos) << message;
+  EXPECT_NE(message.find("--timeout"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "one line";
 }
 
 }  // namespace

@@ -53,18 +53,47 @@ TEST(Tolerance, RelativeToleranceIsTwoToTheMinus6) {
   EXPECT_EQ(kRelTol, 0.015625);
 }
 
-TEST(Tolerance, AbsoluteToleranceIsFractionOfSqrtKOver3) {
-  EXPECT_DOUBLE_EQ(absolute_tolerance(1), kAbsTolFraction / 3);
-  EXPECT_DOUBLE_EQ(absolute_tolerance(1), 1.0 / 3072);
-  EXPECT_DOUBLE_EQ(absolute_tolerance(4096), kAbsTolFraction * 64 / 3);
-  EXPECT_DOUBLE_EQ(absolute_tolerance(4096), 1.0 / 48);
+TEST(Tolerance, OutputScaleIsSqrtKOver3) {
+  EXPECT_DOUBLE_EQ(output_scale(1), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(output_scale(4096), 64.0 / 3);
 }
 
-TEST(Tolerance, AbsoluteToleranceGrowsWithSqrtK) {
-  for (int k : {1, 3, 64, 1000, 4096, 1 << 20}) {
-    EXPECT_DOUBLE_EQ(absolute_tolerance(4 * k), 2 * absolute_tolerance(k)) << "K = " << k;
-    EXPECT_LT(absolute_tolerance(k), absolute_tolerance(k + 1)) << "K = " << k;
+TEST(Tolerance, AbsoluteToleranceIsAFractionOfTheScalePlusTheAccumulationTerm) {
+  for (int k : {1, 7, 4096, 65536, 1 << 20})
+    EXPECT_DOUBLE_EQ(absolute_tolerance(k), kAbsTolFraction * output_scale(k) + accumulation_error(k)) << "K = " << k;
+}
+
+// u · (4/3) · Σ_{j=1..n} sqrt(j), bounded by (2/3)·n^1.5 + sqrt(n)/2, with the margin, n = ⌈K/16⌉.
+TEST(Tolerance, AccumulationErrorPinnedValues) {
+  const double u = 1.0 / 8388608;
+  EXPECT_DOUBLE_EQ(accumulation_error(16), kAccumulationMargin * u * (4.0 / 3) * (2.0 / 3 + 0.5));  // n = 1
+  EXPECT_DOUBLE_EQ(accumulation_error(1), accumulation_error(16)) << "a partial k16 step is a whole step";
+  EXPECT_NEAR(accumulation_error(4096), 0.00174, 0.00001);
+  EXPECT_NEAR(accumulation_error(1 << 20), 7.111, 0.001);
+}
+
+TEST(Tolerance, AccumulationErrorBoundsTheSumOfTheRunningSumScales) {
+  for (int k : {16, 160, 4096, 100000}) {
+    double exact = 0;  // u · Σ_j σ_16j, summed
+    for (int j = 1; j <= (k + 15) / 16; ++j) exact += (4.0 / 3) * std::sqrt(j);
+    EXPECT_GE(accumulation_error(k), kAccumulationMargin * exact / 8388608) << "K = " << k;
+    const double slack = k == 16 ? 1.2 : 1.05;  // the bound's sqrt(n)/2 term matters only for a few steps
+    EXPECT_LE(accumulation_error(k), slack * kAccumulationMargin * exact / 8388608) << "K = " << k;
   }
+}
+
+TEST(Tolerance, AccumulationTermGrowsAsKToTheOneAndAHalf) {
+  for (int k : {1 << 14, 1 << 16, 1 << 18}) EXPECT_NEAR(accumulation_error(4 * k) / accumulation_error(k), 8.0, 0.05);
+}
+
+TEST(Tolerance, AccumulationTermIsNegligibleAtOrdinaryKAndDominatesAtHugeK) {
+  EXPECT_LT(accumulation_error(8192), 0.2 * kAbsTolFraction * output_scale(8192));
+  EXPECT_GT(accumulation_error(1 << 20), 10 * kAbsTolFraction * output_scale(1 << 20));
+}
+
+TEST(Tolerance, AbsoluteToleranceGrowsWithK) {
+  for (int k : {1, 16, 17, 64, 1000, 4096, 1 << 20}) EXPECT_LE(absolute_tolerance(k), absolute_tolerance(k + 16));
+  for (int k : {1, 64, 1000, 4096, 1 << 20}) EXPECT_LT(absolute_tolerance(k), absolute_tolerance(4 * k));
 }
 
 TEST(Tolerance, TestElementsAreTheBf16BitsOfTheirValue) {
@@ -167,16 +196,21 @@ TEST(ElementStatusName, NamesEachStatus) {
   EXPECT_STREQ(element_status_name(ElementStatus::kNaN), "NaN");
   EXPECT_STREQ(element_status_name(ElementStatus::kInf), "Inf");
   EXPECT_STREQ(element_status_name(ElementStatus::kUnwritten), "unwritten");
+  EXPECT_STREQ(element_status_name(ElementStatus::kOutOfBounds), "out of bounds");
 }
 
 TEST(ParseFault, MapsEachNameToItsFault) {
   EXPECT_EQ(parse_fault("wrong"), Fault::kWrongValue);
   EXPECT_EQ(parse_fault("unwritten"), Fault::kUnwritten);
   EXPECT_EQ(parse_fault("nan"), Fault::kNaN);
+  EXPECT_EQ(parse_fault("hang"), Fault::kHang);
+  EXPECT_EQ(parse_fault("stray"), Fault::kStray);
+  EXPECT_EQ(parse_fault("illegal-address"), Fault::kIllegalAddress);
+  EXPECT_EQ(parse_fault("reference"), Fault::kReference);
 }
 
 TEST(ParseFault, RejectsAnythingElse) {
-  for (const char* text : {"", "NaN", "Wrong", "wrong ", "inf", "unwriten", "maybe"})
+  for (const char* text : {"", "NaN", "Wrong", "wrong ", "inf", "unwriten", "maybe", "Hang", "ref"})
     EXPECT_EQ(parse_fault(text), std::nullopt) << "'" << text << "'";
 }
 

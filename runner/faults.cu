@@ -1,0 +1,89 @@
+#include "runner/faults.h"
+
+#include <cmath>
+#include <random>
+
+#include "common/cuda_check.h"
+#include "common/mbarrier.h"
+#include "runner/tolerance.h"
+
+namespace gemm {
+namespace {
+
+// Waits for a phase of an mbarrier that expects one arrival and never gets it: the shape of the real bug
+// (a wrong parity or arrival count), planted on purpose. Only the watchdog ends it.
+__global__ void hang_kernel() {
+  __shared__ uint64_t barrier;
+  mbarrier_init(&barrier, 1);
+  mbarrier_wait(&barrier, 0);
+}
+
+// Writes through a null pointer: an illegal address, the error a kernel indexing past its buffers causes.
+__global__ void illegal_address_kernel(bf16* nowhere) { nowhere[threadIdx.x] = __float2bfloat16(1.0f); }
+
+bf16 read_element(const bf16* element) {
+  bf16 value;
+  CUDA_CHECK(cudaMemcpy(&value, element, sizeof value, cudaMemcpyDeviceToHost));
+  return value;
+}
+
+// `value` moved by four times its tolerance at depth k.
+bf16 far_outside_tolerance(bf16 value, int k) {
+  const double v = __bfloat162float(value);
+  return __float2bfloat16_rn(static_cast<float>(v + 4 * element_tolerance(v, absolute_tolerance(k))));
+}
+
+}  // namespace
+
+std::optional<Fault> parse_fault(const std::string& text) {
+  if (text == "wrong") return Fault::kWrongValue;
+  if (text == "unwritten") return Fault::kUnwritten;
+  if (text == "nan") return Fault::kNaN;
+  if (text == "stray") return Fault::kStray;
+  if (text == "hang") return Fault::kHang;
+  if (text == "illegal-address") return Fault::kIllegalAddress;
+  if (text == "reference") return Fault::kReference;
+  return std::nullopt;
+}
+
+const char* fault_names() { return "wrong, unwritten, nan, stray, hang, illegal-address or reference"; }
+
+std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* reference, uint64_t seed, cudaStream_t stream) {
+  if (fault == Fault::kHang) {
+    hang_kernel<<<1, 32, 0, stream>>>();
+    check_launch("hang_kernel");
+    return "a kernel that never arrives on its mbarrier";
+  }
+  if (fault == Fault::kIllegalAddress) {
+    illegal_address_kernel<<<1, 32, 0, stream>>>(nullptr);
+    check_launch("illegal_address_kernel");
+    return "a write through a null pointer";
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // only reached when the stream's work is known to be done
+  if (fault == Fault::kReference) {
+    const bf16 value = far_outside_tolerance(read_element(reference), problem.k);
+    CUDA_CHECK(cudaMemcpy(reference, &value, sizeof value, cudaMemcpyHostToDevice));
+    return "R[0, 0]";
+  }
+  if (fault == Fault::kStray) {  // the first element after C: inside the runner's guard band
+    bf16* past_the_end = problem.c + static_cast<size_t>(problem.m) * problem.n;
+    const bf16 value = __float2bfloat16(1.0f);
+    CUDA_CHECK(cudaMemcpy(past_the_end, &value, sizeof value, cudaMemcpyHostToDevice));
+    return "C[" + std::to_string(problem.m) + ", 0] (past the end)";
+  }
+  std::mt19937_64 rng(seed ^ 0x5eedfa17ull);
+  const int64_t row = std::uniform_int_distribution<int64_t>(0, problem.m - 1)(rng);
+  const int64_t col = std::uniform_int_distribution<int64_t>(0, problem.n - 1)(rng);
+  bf16* element = problem.c + row * problem.n + col;
+  bf16 value = read_element(element);
+  switch (fault) {
+    case Fault::kWrongValue: value = far_outside_tolerance(value, problem.k); break;
+    case Fault::kUnwritten: value = __ushort_as_bfloat16(kPoisonBits); break;
+    case Fault::kNaN: value = __ushort_as_bfloat16(0x7fff); break;
+    default: break;
+  }
+  CUDA_CHECK(cudaMemcpy(element, &value, sizeof value, cudaMemcpyHostToDevice));
+  return "C[" + std::to_string(row) + ", " + std::to_string(col) + "]";
+}
+
+}  // namespace gemm

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# compute-sanitizer's four tools over the ladder's kernels, at a few small ragged shapes: memcheck (out of
+# bounds and misaligned accesses), racecheck (shared-memory hazards), synccheck (barrier misuse) and
+# initcheck (reads of memory nothing wrote). Each run is `gemm check` of one kernel, so the results are
+# validated too; the sanitizer looks only at that kernel (--kernel-name kns=<name>_kernel).
+#
+#   scripts/sanitize.sh [--gemm PATH] [--tool TOOL] [ID...]
+#
+# Defaults: build/gemm, all four tools, every ladder kernel this GPU runs (from `gemm list --json`; the cuBLAS
+# reference, id 0, only when named). Prints one line
+# per kernel and tool and a summary. Exit 0 when every run is clean, 1 when a tool reported an error or a
+# check failed, 77 when no GPU is visible or none of the kernels named runs here, 2 on bad usage. A missing
+# compute-sanitizer is an error (exit 2), never a silent skip.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+gemm=build/gemm
+tools=(memcheck racecheck synccheck initcheck)
+ids=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --gemm) gemm=${2:?--gemm needs a path}; shift 2 ;;
+    --tool) tools=("${2:?--tool needs memcheck, racecheck, synccheck or initcheck}"); shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -*) echo "sanitize.sh: unknown option $1" >&2; exit 2 ;;
+    *) ids+=("$1"); shift ;;
+  esac
+done
+for tool in "${tools[@]}"; do
+  case "$tool" in memcheck|racecheck|synccheck|initcheck) ;; *) echo "sanitize.sh: unknown tool '$tool'" >&2; exit 2 ;; esac
+done
+[ -x "$gemm" ] || { echo "sanitize.sh: $gemm is not an executable (build first, or pass --gemm)" >&2; exit 2; }
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$sanitizer" ] || { echo "sanitize.sh: compute-sanitizer not found (it comes with the CUDA toolkit)" >&2; exit 2; }
+
+# id name shape-rule runs-here, one line per kernel.
+listing=$("$gemm" list --json | python3 -c '
+import json, sys
+for k in json.load(sys.stdin)["kernels"]:
+    print(k["id"], k["name"], "any" if k["shapes"].startswith("any M, N, K") else "aligned", int(k["runs_here"]))')
+[ -n "$listing" ] || { echo "sanitize.sh: \`$gemm list --json\` listed no kernels" >&2; exit 2; }
+if ! "$gemm" list --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["gpu"] else 1)'; then
+  echo "skipped: no usable CUDA GPU"
+  exit 77
+fi
+[ ${#ids[@]} -gt 0 ] || ids=($(awk '$1 != 0 && $4 == 1 { print $1 }' <<<"$listing"))
+
+# Small and ragged: one tile plus one row/column, several partial tiles, K not a multiple of the k tile;
+# kernels that take any shape also get odd N and K.
+aligned_shapes=129x264x72,67x40x24,300x520x200
+odd_shapes=37x29x13
+
+failures=0 runs=0
+for id in "${ids[@]}"; do
+  read -r _ name rule here <<<"$(awk -v id="$id" '$1 == id' <<<"$listing")"
+  if [ -z "${name:-}" ]; then echo "sanitize.sh: no kernel $id" >&2; exit 2; fi
+  if [ "$here" != 1 ]; then echo "skip  kernel $id ($name): does not run on this GPU"; continue; fi
+  shapes=$aligned_shapes
+  [ "$rule" = any ] && shapes=$shapes,$odd_shapes
+  # The cuBLAS reference (id 0) is NVIDIA's: sanitize its launches by the name cuBLAS gives them.
+  filter=(--kernel-name "kns=${name}_kernel")
+  [ "$id" = 0 ] && filter=()
+  for tool in "${tools[@]}"; do
+    runs=$((runs + 1))
+    log=$(mktemp)
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "${filter[@]}" \
+      "$gemm" check "$id" --shapes "$shapes" --seeds 1 --seed 1 >"$log" 2>&1
+    code=$?
+    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed 's/^========= //')
+    if [ $code -eq 0 ]; then
+      echo "ok    kernel $id ($name) $tool: ${summary:-clean}"
+    else
+      failures=$((failures + 1))
+      echo "FAIL  kernel $id ($name) $tool (exit $code): ${summary:-see below}"
+      grep -E "=========|FAIL|gemm:" "$log" | head -20 | sed 's/^/      /'
+    fi
+    rm -f "$log"
+  done
+done
+[ $runs -gt 0 ] || { echo "skipped: none of the kernels named runs on this GPU"; exit 77; }
+echo "$((runs - failures)) of $runs sanitizer runs clean"
+[ $failures -eq 0 ]

@@ -1,0 +1,78 @@
+// GPU test of the timer (runner/timing.h): launches of known duration, timed interleaved as `gemm compare`
+// times kernels, must come back with those durations, each sample attributed to the launch that made it.
+//
+// Two "kernels" spin on the GPU's global timer for 0.5 ms and 2 ms. Their medians must be within 5 % of
+// that, and every sample of the short one must be shorter than every sample of the long one (a sample
+// given to the wrong launch would break that, with the order rotating every rep). Exit 0 pass, 1 fail, 77 no GPU.
+#include <algorithm>
+#include <cstdio>
+
+#include "common/cuda_check.h"
+#include "runner/device.h"
+#include "runner/timing.h"
+
+namespace gemm {
+namespace {
+
+__global__ void spin_kernel(long long nanoseconds) {
+  long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < nanoseconds);
+}
+
+GemmLaunch spin_launch(double ms) {
+  const long long nanoseconds = static_cast<long long>(ms * 1e6);
+  return {[nanoseconds](cudaStream_t stream) {
+            spin_kernel<<<1, 32, 0, stream>>>(nanoseconds);
+            check_launch("spin_kernel");
+          },
+          reinterpret_cast<const void*>(spin_kernel)};
+}
+
+int run() {
+  GpuInfo gpu;
+  try {
+    gpu = select_gpu();
+  } catch (const NoGpuError& error) {
+    std::printf("skipped: %s\n", error.what());
+    return 77;
+  }
+  const double durations_ms[] = {0.5, 2.0};
+  const GemmLaunch launches[] = {spin_launch(durations_ms[0]), spin_launch(durations_ms[1])};
+  const TimedLaunch timed[] = {{&launches[0], 10.0, {}}, {&launches[1], 10.0, {}}};
+  Stream stream;
+  const L2Flusher flusher(gpu.l2_bytes);
+  const std::vector<Timing> timings = time_interleaved(timed, TimingSettings{3, 41, true}, flusher, stream.get());
+
+  int failures = 0;
+  for (int i = 0; i < 2; ++i) {
+    const double median = timings[i].ms.median;
+    const bool ok = timings[i].samples_ms.size() == 41 && median > 0.95 * durations_ms[i] &&
+                    median < 1.05 * durations_ms[i];
+    std::printf("%s launch %d: %zu samples, median %.4f ms (q1 %.4f, q3 %.4f), expected %.1f ms\n", ok ? "ok  " : "FAIL",
+                i, timings[i].samples_ms.size(), median, timings[i].ms.q1, timings[i].ms.q3, durations_ms[i]);
+    failures += !ok;
+  }
+  const double longest_short = *std::max_element(timings[0].samples_ms.begin(), timings[0].samples_ms.end());
+  const double shortest_long = *std::min_element(timings[1].samples_ms.begin(), timings[1].samples_ms.end());
+  if (!(longest_short < shortest_long)) {
+    std::printf("FAIL samples mixed up: the short launch's longest %.4f ms >= the long one's shortest %.4f ms\n",
+                longest_short, shortest_long);
+    ++failures;
+  }
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace gemm
+
+int main() {
+  try {
+    return gemm::run();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "timer_test: %s\n", error.what());
+    return 3;
+  }
+}
