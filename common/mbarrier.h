@@ -33,13 +33,15 @@ __device__ __forceinline__ void mbarrier_arrive(uint64_t* barrier) {
 
 // Arrive on the barrier at the same shared-memory offset in the cluster's CTA of rank `cta_rank` (this CTA's
 // own included): how a consumer tells every CTA whose multicast writes into its stage that the stage is free.
-// Introduced by kernel 07. `.release.cluster` orders this thread's earlier shared-memory reads before it.
+// Introduced by kernel 07. The default (CTA-scope release) semantics suffice: the stage was read by wgmma,
+// whose completion wgmma.wait_group already established, and the partner overwrites it with TMA. Asking for
+// .release.cluster instead makes ptxas put a GPU-wide MEMBAR before every such arrive.
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* barrier, uint32_t cta_rank) {
   asm volatile(
       "{\n"
       ".reg .b32 remote;\n"
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
       "}\n" ::"r"(smem_address(barrier)),
       "r"(cta_rank)
       : "memory");

@@ -8,6 +8,9 @@ GemmLaunch prepare_cublas(const GemmProblem&);  // runner/cublas_gemm.cpp
 // Each kernel's launcher, defined in its kernels/NN_name.cu.
 #define GEMM_KERNEL(id, name, arch, rule, technique) GemmLaunch prepare_##name(const GemmProblem&);
 #include "kernels/registry.inc"
+#ifdef GEMM_EXPERIMENTS_REGISTRY  // -DGEMM_EXPERIMENTS_DIR (CMakeLists.txt)
+#include GEMM_EXPERIMENTS_REGISTRY
+#endif
 #undef GEMM_KERNEL
 
 namespace {
@@ -17,6 +20,9 @@ constexpr KernelInfo kKernels[] = {
      ShapeRule::kAny, prepare_cublas},
 #define GEMM_KERNEL(id, name, arch, rule, technique) {id, #name, technique, Arch::arch, ShapeRule::rule, prepare_##name},
 #include "kernels/registry.inc"
+#ifdef GEMM_EXPERIMENTS_REGISTRY
+#include GEMM_EXPERIMENTS_REGISTRY
+#endif
 #undef GEMM_KERNEL
 };
 

@@ -3,7 +3,8 @@
 // cuBLAS is column-major; our row-major C = A·Bᵀ is, read column-major, Cᵀ (N × M) = B · Aᵀ with B stored
 // as a K × N column-major matrix (hence op T) and A as K × M (op N): the "TN" layout cuBLAS is fastest at.
 // For each shape the runner asks cublasLt for its top heuristics, times each candidate briefly, and keeps
-// the fastest, so kernel 0 is the best cuBLAS offers for that shape rather than its first guess.
+// the fastest, so kernel 0 is the best cuBLAS offers for that shape rather than its first guess. Only
+// algorithms that accumulate and reduce in fp32 are candidates: kernel 0 is also the reference.
 #include <cublasLt.h>
 
 #include <algorithm>
@@ -95,6 +96,12 @@ cublasLtMatmulAlgo_t choose_algorithm(const LtPlan& plan) {
   const size_t workspace = kWorkspaceBytes;
   CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
                                                     sizeof workspace));
+  // Split-K algorithms whose partial sums are reduced in the output type (bf16: INPLACE or OUTPUT_TYPE) round
+  // every partial sum to 8 bits and miss the fp64 reference by a bf16 ulp of the partial sums (seen on an H200
+  // at 2688x2455x1489); only reductions in the compute type (fp32) make a reference.
+  const uint32_t reduction_schemes = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                                    &reduction_schemes, sizeof reduction_schemes));
   cublasLtMatmulHeuristicResult_t results[kCandidateAlgorithms] = {};
   int returned = 0;
   const cublasStatus_t status =

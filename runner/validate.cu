@@ -245,9 +245,15 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
         if (status == ElementStatus::kOk) continue;
         const bool of_reference = matrix == reference;
         int& failures = of_reference ? result.sample_reference_failures : result.sample_kernel_failures;
-        if (failures++ == 0)
-          (of_reference ? result.first_reference_failure : result.first_sample_failure) = {
-              row, col, 0, bf16_bits_to_float(bits), exact, status, of_reference ? "R" : "C"};
+        if (failures++ == 0) {
+          ElementReport& first = of_reference ? result.first_reference_failure : result.first_sample_failure;
+          first.row = row;
+          first.col = col;
+          first.value = bf16_bits_to_float(bits);
+          first.expected = exact;
+          first.status = status;
+          first.matrix = of_reference ? "R" : "C";
+        }
       }
     }
   }

@@ -1,0 +1,254 @@
+// Kernel 09 — the cluster tiles visited along a Hilbert curve.
+//
+// Kernels 06-08 walk the tiles in grouped order: bands of tile rows, column by column. The tiles in flight
+// together (one per cluster, a "wave") form a block kGroupRows tall, but consecutive waves jump: at the end of
+// a band the next wave starts at the top of the next band, far from where the last one was, and within a band
+// the block slides along N, dropping a column of B and picking up a new one. A Hilbert curve orders the tiles
+// so that every run of consecutive positions is compact in both directions and each step moves to a
+// neighbour: a wave is a blob about sqrt(clusters) tiles across, and the next wave is its neighbour, so the
+// L2 keeps more of what the next wave reads. The curve is the generalised ("gilbert") one, which covers any
+// rectangle of tiles, not only a power-of-two square (common/hilbert_order.h; the host tests measure the
+// distinct A and B tiles per wave for this order against row-major and grouped orders).
+//
+// The order is computed on the host when the kernel is prepared for a shape and handed to the kernel as a
+// table of packed (row, column) cluster tiles in device memory, one 4-byte load per tile: nothing else
+// changes. Everything else is kernel 08's.
+//
+// Shapes: any M; N and K multiples of 8.
+
+#include <memory>
+#include <vector>
+
+#include "common/arch.h"
+#include "common/cluster.h"
+#include "common/cuda_check.h"
+#include "common/device_buffer.h"
+#include "common/gemm_problem.h"
+#include "common/hilbert_order.h"
+#include "common/mbarrier.h"
+#include "common/named_barrier.h"
+#include "common/pipeline_state.h"
+#include "common/setmaxnreg.h"
+#include "common/shared_storage.h"
+#include "common/stmatrix.h"
+#include "common/swizzle.h"
+#include "common/tensor_map.h"
+#include "common/tma.h"
+#include "common/wgmma.h"
+
+namespace gemm {
+namespace {
+
+// ---- tile parameters --------------------------------------------------------------------------------
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 256;
+constexpr int kBlockK = 64;
+constexpr int kStages = 4;           // 4 × 48 KB = 192 KB
+constexpr int kConsumers = 2;        // consumer warpgroups, 64 rows × 256 columns each
+constexpr int kWarpgroupThreads = 128;
+constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
+constexpr int kWgmmaM = 64;
+constexpr int kWgmmaK = 16;
+constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
+constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; (128 × 40 + 256 × 232) ≤ 65536
+constexpr int kClusterM = 2;    // CTAs of a cluster along M: they share (multicast) B
+constexpr int kClusterN = 1;    // CTAs of a cluster along N: they share (multicast) A
+constexpr int kClusterSize = kClusterM * kClusterN;
+// The CTAs whose loads write into a CTA's stages (its cluster row and column, itself included): each of
+// their consumer warps releases this CTA's stages.
+constexpr int kStageReaders = kClusterM + kClusterN - 1;
+static_assert(kConsumers * kWgmmaM == kBlockM);
+static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
+static_assert(kBlockM % (8 * kClusterN) == 0 && kBlockN % (8 * kClusterM) == 0,
+              "each multicast slice is a whole number of 8-row swizzle atoms");
+
+constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);
+constexpr int kTileBytesB = kBlockN * kBlockK * sizeof(bf16);
+constexpr int kRowBytes = kBlockK * sizeof(bf16);
+constexpr int kSliceRowsA = kBlockM / kClusterN;  // rows of A this CTA loads for its cluster row
+constexpr int kSliceRowsB = kBlockN / kClusterM;  // rows of B this CTA loads for its cluster column
+// The epilogue's staging: a consumer's 64 × 256 tile goes out in kStoreRounds rounds of kStoreBoxes boxes of
+// 64 × 64 (64 columns = 128 bytes, the widest box a 128B-swizzled TMA takes).
+constexpr int kBoxCols = 64;
+constexpr int kStoreRounds = 2;
+constexpr int kStoreBoxes = kBlockN / kBoxCols / kStoreRounds;
+constexpr int kChunksPerRound = kBlockN / 8 / kStoreRounds;     // 8-column accumulator chunks per round
+static_assert(kBlockN % (kBoxCols * kStoreRounds) == 0);
+
+struct SharedStorage {
+  alignas(1024) bf16 a[kStages][kBlockM * kBlockK];
+  alignas(1024) bf16 b[kStages][kBlockN * kBlockK];
+  alignas(1024) bf16 c[kConsumers][kStoreBoxes][kWgmmaM * kBoxCols];  // each consumer's store buffer
+  uint64_t full[kStages];   // producer -> consumers: the stage's tiles have landed
+  uint64_t empty[kStages];  // consumers -> producers: every consumer warp of every CTA writing here is done
+};
+constexpr int kSharedBytes = shared_storage_bytes<SharedStorage>();
+static_assert(kSharedBytes <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of shared memory");
+
+// Writes the 8-column accumulator chunks [first_chunk, first_chunk + kChunksPerRound) of a consumer's
+// m64n256 accumulator (common/wgmma.h gives the layout) into its store buffer as bf16, with stmatrix.x4:
+// per instruction a warp writes a 16 × 16 block, four 8 × 8 matrices (rows 0-7 and 8-15 of its 16 rows, times
+// two chunks). Lane l gives the address of row l % 8 of matrix l / 8; chunk c of row r of a box sits at
+// swizzle_128b(r · 128 + c · 16), as the TMA store expects.
+__device__ __forceinline__ void stage_accumulators(const float (&acc)[kBlockN / 2], bf16 (&buffer)[kStoreBoxes][kWgmmaM * kBoxCols],
+                                                   int first_chunk) {
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int matrix = lane / 8;
+  const int row = warp * 16 + lane % 8 + 8 * (matrix % 2);  // row of the consumer's 64 whose address this lane gives
+#pragma unroll
+  for (int pair = 0; pair < kChunksPerRound / 2; ++pair) {
+    const int chunk = first_chunk + 2 * pair;  // accumulator chunks `chunk` and `chunk + 1`
+    const int local = 2 * pair + matrix / 2;   // the chunk this lane addresses, counted within the round
+    const uint32_t address = smem_address(buffer[local / 8]) + swizzled_chunk_offset(row, local % 8);
+    stmatrix_x4(address, pack_bf16x2(acc[4 * chunk], acc[4 * chunk + 1]), pack_bf16x2(acc[4 * chunk + 2], acc[4 * chunk + 3]),
+                pack_bf16x2(acc[4 * chunk + 4], acc[4 * chunk + 5]), pack_bf16x2(acc[4 * chunk + 6], acc[4 * chunk + 7]));
+  }
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    hilbert_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                   const __grid_constant__ CUtensorMap map_c, GemmProblem problem, const uint32_t* tile_order,
+                   int cluster_tiles) {
+#if GEMM_SM90A_DEVICE_CODE
+  SharedStorage& smem = shared_storage<SharedStorage>();
+  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  const uint32_t rank = cluster_cta_rank();
+  const int rank_m = rank % kClusterM, rank_n = rank / kClusterM;  // this CTA's place in the cluster's block
+  // The CTAs sharing this CTA's A (its cluster row) and its B (its cluster column), as multicast masks.
+  uint16_t row_mask = 0, column_mask = 0;
+  for (int n = 0; n < kClusterN; ++n) row_mask |= 1u << (rank_m + kClusterM * n);
+  for (int m = 0; m < kClusterM; ++m) column_mask |= 1u << (m + kClusterM * rank_n);
+  const uint16_t stage_readers = row_mask | column_mask;
+
+  if (threadIdx.x == 0) {
+    for (int stage = 0; stage < kStages; ++stage) {
+      mbarrier_init(&smem.full[stage], 1);
+      mbarrier_init(&smem.empty[stage], kStageReaders * kConsumers * 4);
+    }
+    fence_mbarrier_init_cluster();  // partners arrive on these barriers and multicast into this CTA
+  }
+  cluster_sync();  // no CTA of the cluster touches a partner before every barrier of the cluster exists
+
+  if (warpgroup == 0) {
+    // ---- producer: one thread issues this CTA's slices of every load of every tile ----
+    setmaxnreg_dec<kProducerRegisters>();
+    if (threadIdx.x == 0) {
+      PipelineState<kStages> write;
+      for (int tile = cluster_index(); tile < cluster_tiles; tile += cluster_count()) {
+        const TileCoord cluster_tile = unpack_tile(tile_order[tile]);
+        const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
+        const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
+        for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+          mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
+          mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kTileBytesB);
+          bf16* slice_a = smem.a[write.stage] + rank_n * kSliceRowsA * kBlockK;
+          bf16* slice_b = smem.b[write.stage] + rank_m * kSliceRowsB * kBlockK;
+          if constexpr (kClusterN > 1)
+            tma_load_2d_multicast(slice_a, &map_a, &smem.full[write.stage], k_tile * kBlockK,
+                                  row + rank_n * kSliceRowsA, row_mask);
+          else
+            tma_load_2d(slice_a, &map_a, &smem.full[write.stage], k_tile * kBlockK, row);
+          if constexpr (kClusterM > 1)
+            tma_load_2d_multicast(slice_b, &map_b, &smem.full[write.stage], k_tile * kBlockK,
+                                  col + rank_m * kSliceRowsB, column_mask);
+          else
+            tma_load_2d(slice_b, &map_b, &smem.full[write.stage], k_tile * kBlockK, col);
+          write.advance();
+        }
+      }
+    }
+  } else {
+    // ---- consumers: warpgroup c owns rows 64(c - 1) .. 64(c - 1) + 63 of each tile ----
+    setmaxnreg_inc<kConsumerRegisters>();
+    const int consumer = warpgroup - 1;
+    const bool warp_leader = threadIdx.x % 32 == 0;
+    const bool store_leader = threadIdx.x % kWarpgroupThreads == 0;  // issues, commits and waits for the stores
+    const uint32_t consumer_barrier = 1 + consumer;  // named barrier of this warpgroup's 128 threads (0 is CTA-wide)
+    // One warp's release of a stage: an arrival on the empty barrier of every CTA whose loads fill it.
+    const auto release_stage = [&](int stage) {
+      if (!warp_leader) return;
+      for (uint32_t cta = 0; cta < kClusterSize; ++cta)
+        if (stage_readers & (1u << cta)) mbarrier_arrive_cluster(&smem.empty[stage], cta);
+    };
+    float acc[kBlockN / 2];  // written by each tile's first wgmma (scale-d = 0): no clearing
+    PipelineState<kStages> read, release;
+    for (int tile = cluster_index(); tile < cluster_tiles; tile += cluster_count()) {
+      const TileCoord cluster_tile = unpack_tile(tile_order[tile]);
+      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        mbarrier_wait(&smem.full[read.stage], read.phase);
+        wgmma_fence();
+        const uint32_t a_base = smem_address(smem.a[read.stage]) + consumer * kWgmmaM * kRowBytes;
+        const uint32_t b_base = smem_address(smem.b[read.stage]);
+#pragma unroll
+        for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
+          const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
+          wgmma_m64n256k16(acc, wgmma_descriptor_k_major_128b(a_base + k_offset),
+                           wgmma_descriptor_k_major_128b(b_base + k_offset), k_tile > 0 || k_step > 0);
+        }
+        wgmma_commit_group();
+        read.advance();
+        wgmma_wait_group<1>();  // the previous k tile's group is done: release its stage
+        if (k_tile >= 1) {
+          release_stage(release.stage);
+          release.advance();
+        }
+      }
+      wgmma_wait_group<0>();  // the tile's last group is done: release its stage too
+      release_stage(release.stage);
+      release.advance();
+      wgmma_fence_operands(acc);
+      const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + consumer * kWgmmaM;
+      const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
+#pragma unroll
+      for (int round = 0; round < kStoreRounds; ++round) {
+        if (store_leader) tma_store_wait_read<0>();  // the buffer's previous store has read it
+        named_barrier_sync(consumer_barrier, kWarpgroupThreads);
+        stage_accumulators(acc, smem.c[consumer], round * kChunksPerRound);
+        fence_proxy_async_shared();  // these stmatrix writes must be visible to the TMA store
+        named_barrier_sync(consumer_barrier, kWarpgroupThreads);
+        if (store_leader) {
+          for (int box = 0; box < kStoreBoxes; ++box)
+            tma_store_2d(&map_c, smem.c[consumer][box], col + (round * kStoreBoxes + box) * kBoxCols, row);
+          tma_store_commit_group();
+        }
+      }
+    }
+    if (store_leader) tma_store_wait<0>();  // the buffer must outlive the last store's read, and C be written
+  }
+  cluster_sync();  // a partner may still arrive on this CTA's barriers until it is done too
+#endif
+}
+
+}  // namespace
+
+// ---- launcher ----------------------------------------------------------------------------------------
+GemmLaunch prepare_hilbert(const GemmProblem& problem) {
+  const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, kWgmmaM, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  CUDA_CHECK(cudaFuncSetAttribute(hilbert_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  // The Hilbert order of the cluster tiles, as a table in device memory that the launch keeps alive.
+  const int cluster_tiles_m = ceil_div(ceil_div(problem.m, kBlockM), kClusterM);
+  const int cluster_tiles_n = ceil_div(ceil_div(problem.n, kBlockN), kClusterN);
+  if (cluster_tiles_m > 0xffff || cluster_tiles_n > 0xffff)
+    throw UsageError("kernel 9's tile table packs rows and columns in 16 bits each: at most 65535 cluster tiles a side");
+  std::vector<uint32_t> table;
+  for (const TileCoord& tile : hilbert_tile_order(cluster_tiles_m, cluster_tiles_n)) table.push_back(pack_tile(tile));
+  const auto tile_order = std::make_shared<DeviceBuffer<uint32_t>>(table.size(), "the Hilbert tile order");
+  CUDA_CHECK(cudaMemcpy(tile_order->get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  const int cluster_tiles = static_cast<int>(table.size());
+  const int resident = max_active_clusters(hilbert_kernel, kThreads, kSharedBytes, kClusterSize);
+  if (resident < 1) throw CudaError("no cluster of " + std::to_string(kClusterSize) + " CTAs fits on this GPU");
+  const int grid = (cluster_tiles < resident ? cluster_tiles : resident) * kClusterSize;
+  const auto enqueue = [=](cudaStream_t stream) {
+    launch_with_cluster(hilbert_kernel, grid, kThreads, kSharedBytes, kClusterSize, stream, map_a, map_b, map_c,
+                        problem, static_cast<const uint32_t*>(tile_order->get()), cluster_tiles);
+  };
+  return {enqueue, reinterpret_cast<const void*>(hilbert_kernel)};
+}
+
+}  // namespace gemm
+
+// ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
+// sass: sm_90a hilbert_kernel UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8
