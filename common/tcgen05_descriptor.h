@@ -69,8 +69,8 @@ constexpr int kTcgen05F16K = 16;  // K of one .kind::f16 instruction: 32 bytes o
 //   bits  0-13  start address >> 4           (every field below "(x & 0x3ffff) >> 4", as on sm_90)
 //   bits 16-29  leading byte offset (LBO) >> 4
 //   bits 32-45  stride byte offset (SBO) >> 4
-//   bits 46-48  fixed 0b001                  new on sm_100: the descriptor's version. Without it the
-//                                            descriptor is an sm_90 one and the MMA reads garbage.
+//   bits 46-48  fixed 0b001                  new on sm_100 (CuTe calls it the version); required by the
+//                                            PTX ISA, checked by nobody before the hardware reads it
 //   bits 49-51  base offset                  0 when the swizzle pattern starts on its repeat boundary
 //                                            (1024 bytes for 128B swizzle)
 //   bit  52     LBO mode                     0 = LBO is a byte offset relative to the start
