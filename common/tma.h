@@ -1,6 +1,6 @@
 // TMA (the Tensor Memory Accelerator): bulk tensor copies between global and shared memory, described by
 // a tensor map made on the host (common/tensor_map.h). Introduced by kernel 03 (loads); kernel 07 adds the
-// multicast load, kernel 08 the store.
+// multicast load, kernel 08 the store, kernel 11 the CTA-pair (.cta_group::2) loads.
 //
 // One thread issues a copy of a whole box (e.g. 64 × 128 bf16); the hardware computes addresses, applies
 // the swizzle, zero-fills what lies outside the tensor, and signals completion on an mbarrier by
@@ -64,6 +64,34 @@ __device__ __forceinline__ void tma_store_wait_read() {
 template <int kPending>
 __device__ __forceinline__ void tma_store_wait() {
   asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// ---- CTA-pair loads (introduced by kernel 11) -----------------------------------------------------------------
+// With .cta_group::2 the barrier may live in the peer CTA of the pair instead of the CTA the data lands in
+// (PTX ISA, cp.async.bulk.tensor): both CTAs of a pair load their halves of a stage and both count on the
+// leader's (even CTA's) barrier, the only one its single MMA-issuing thread waits on. `barrier` is a
+// shared::cluster address (common/cluster.h map_to_cta of the leader's barrier).
+__device__ __forceinline__ void tma_load_2d_cta_pair(void* destination, const CUtensorMap* map, uint32_t barrier,
+                                                     int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2"
+      " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(smem_address(destination)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(barrier), "r"(x), "r"(y)
+      : "memory");
+}
+
+// The multicast form: the box lands at `destination`'s offset in every CTA of `cta_mask`, and for each of them
+// the bytes are counted on the barrier at `barrier`'s offset in that CTA or its peer, whichever has the parity
+// of the CTA `barrier` points into (PTX ISA: "the mbarrier signal is multicast either to all the odd numbered
+// CTAs or the even numbered CTAs within the corresponding CTA-Pair"). Pointing `barrier` at an even CTA sends
+// every destination's bytes to its own pair's leader.
+__device__ __forceinline__ void tma_load_2d_multicast_cta_pair(void* destination, const CUtensorMap* map,
+                                                               uint32_t barrier, int x, int y, uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      ".cta_group::2 [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(smem_address(destination)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(barrier), "r"(x), "r"(y), "h"(cta_mask)
+      : "memory");
 }
 
 }  // namespace gemm
