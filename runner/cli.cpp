@@ -91,7 +91,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* run_timeout_option = run->add_option(
       "--timeout", run_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
-  std::string check_ids, check_shapes = "suite", check_fault, check_seed;
+  std::string check_ids, check_shapes = "suite", check_fault, check_seed, check_reference = "cublas";
   double check_timeout = 0;
   CheckCommand check_defaults;
   auto* check = app.add_subcommand("check", "Validate kernels over a set of shapes and seeds");
@@ -101,6 +101,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   check->add_option("--seeds", check_defaults.seeds, "Seeds per shape")->check(CLI::Range(1, 1000));
   auto* check_seed_option = check->add_option("--seed", check_seed, "First seed (default: random, printed)");
   check->add_option("--inject-fault", check_fault, std::string("Plant a fault to test the checks: ") + fault_names());
+  check->add_option("--reference", check_reference,
+                    "cublas (default), or simple: the runner's own fp32 kernel, for compute-sanitizer runs");
   auto* check_timeout_option = check->add_option(
       "--timeout", check_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
@@ -183,6 +185,10 @@ Command parse_command_line(int argc, const char* const* argv) {
     }
     command.fault = fault_option(check_fault);
     command.timeout = timeout_option(check_timeout_option, check_timeout);
+    if (check_reference == "simple")
+      command.reference = Reference::kSimple;
+    else if (check_reference != "cublas")
+      throw UsageError("bad --reference '" + check_reference + "': expected cublas or simple");
     return command;
   }
 

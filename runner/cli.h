@@ -29,6 +29,10 @@ struct RunCommand {
   std::optional<double> timeout;  // seconds per kernel run; default: runner/watchdog.h
 };
 
+// What `check` validates against: cuBLAS (default), or the runner's own simple fp32 kernel, which tools like
+// compute-sanitizer can follow (runner/simple_reference.h).
+enum class Reference { kCublas, kSimple };
+
 struct CheckCommand {
   std::vector<int> kernels;  // empty: all kernels; each id once, in the order given
   std::vector<Shape> shapes;  // empty: the suite (or random shapes)
@@ -37,6 +41,7 @@ struct CheckCommand {
   std::optional<uint64_t> seed;
   std::optional<Fault> fault;
   std::optional<double> timeout;
+  Reference reference = Reference::kCublas;
 };
 
 struct CompareCommand {

@@ -19,6 +19,7 @@
 #include "runner/inputs.h"
 #include "runner/nvml.h"
 #include "runner/report.h"
+#include "runner/simple_reference.h"
 #include "runner/timing.h"
 #include "runner/validate.h"
 #include "runner/watchdog.h"
@@ -144,19 +145,27 @@ class ProblemBuffers {
     for (int i = 0; i < outputs; ++i) outputs_.emplace_back(c_elements + 2 * kGuardElements, "C");
   }
 
-  // Fresh inputs from `seed`, and R = cuBLAS(A, B), whose time sets the watchdog's limits.
-  void prepare_inputs(uint64_t seed, cudaStream_t stream) {
-    const ErrorContext context("the cuBLAS reference at " + to_string(shape_) + ", seed " + std::to_string(seed));
+  // Fresh inputs from `seed`, and R = cuBLAS(A, B) (or the simple reference kernel's), whose time sets the
+  // watchdog's limits.
+  void prepare_inputs(uint64_t seed, cudaStream_t stream, Reference reference = Reference::kCublas) {
+    const ErrorContext context(std::string(reference == Reference::kCublas ? "the cuBLAS" : "the simple") +
+                               " reference at " + to_string(shape_) + ", seed " + std::to_string(seed));
     fill_uniform_bf16(a_.get(), a_.size(), seed, 0, stream);
     fill_uniform_bf16(b_.get(), b_.size(), seed, 1, stream);
     wait_for_stream(stream, kHangSlackSeconds);  // cuBLAS's algorithm selection runs on a stream of its own
     GemmProblem reference_problem = problem(0);
     reference_problem.c = reference_.get();
-    const GemmLaunch reference_launch = find_kernel(0)->prepare(reference_problem);
     const Event start, stop;
-    start.record(stream);
-    reference_launch(stream);
-    stop.record(stream);
+    if (reference == Reference::kCublas) {
+      const GemmLaunch reference_launch = find_kernel(0)->prepare(reference_problem);
+      start.record(stream);
+      reference_launch(stream);
+      stop.record(stream);
+    } else {
+      start.record(stream);
+      simple_reference_gemm(reference_problem, stream);
+      stop.record(stream);
+    }
     wait_for_stream(stream, reference_time_limit(shape_.m, shape_.n, shape_.k));
     reference_ms_ = elapsed_ms(start, stop);
   }
@@ -380,7 +389,7 @@ int command_check(const CheckCommand& command) {
     ProblemBuffers buffers(shape, 1);
     for (int s = 0; s < command.seeds; ++s) {
       const uint64_t seed = first_seed + s;
-      buffers.prepare_inputs(seed, stream.get());
+      buffers.prepare_inputs(seed, stream.get(), command.reference);
       for (const KernelInfo* kernel : takers) {
         const ErrorContext context(activity(*kernel, shape, seed));
         const GemmLaunch launch = kernel->prepare(buffers.problem(0));

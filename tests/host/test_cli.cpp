@@ -255,6 +255,13 @@ TEST(CliCheck, RefusesSeedsThatRunPastTheLargest) {
             kMaxSeed - 1);
 }
 
+TEST(CliCheck, ParsesTheReference) {
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1"}).reference, Reference::kCublas);
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1", "--reference", "cublas"}).reference, Reference::kCublas);
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1", "--reference", "simple"}).reference, Reference::kSimple);
+  EXPECT_TRUE(has(usage_error({"check", "1", "--reference", "naive"}), "expected cublas or simple"));
+}
+
 TEST(CliCheck, RejectsAnEmptyKernelInTheList) {
   EXPECT_TRUE(has(usage_error({"check", "1,,2"}), "bad kernel id ''"));
 }
