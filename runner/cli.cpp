@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "common/errors.h"
+#include "runner/layout.h"
 
 namespace gemm {
 namespace {
@@ -88,11 +89,14 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* compare_seed_option = compare->add_option("--seed", compare_seed, "Input seed (default: random, printed)");
   auto* out_option = compare->add_option("--out", compare_out, "Write compare.csv, compare.json and compare.md here");
 
+  LayoutCommand layout_command;
+  CLI::App* layout = add_layout_subcommand(app, layout_command);  // runner/layout.cpp
+
   // CLI11 would call an unknown command word "a missing subcommand"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string word = argv[1];
-    if (word != "list" && word != "run" && word != "check" && word != "compare")
-      throw UsageError("unknown command '" + word + "': expected list, run, check or compare (see gemm --help)");
+    if (word != "list" && word != "run" && word != "check" && word != "compare" && word != "layout")
+      throw UsageError("unknown command '" + word + "': expected list, run, check, compare or layout (see gemm --help)");
   }
   try {
     app.parse(argc, argv);
@@ -111,6 +115,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   }
 
   if (list->parsed()) return ListCommand{};
+  if (layout->parsed()) return layout_command;
 
   if (run->parsed()) {
     RunCommand command = run_defaults;

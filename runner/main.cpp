@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "runner/cli.h"
 #include "runner/commands.h"
+#include "runner/layout.h"
 
 namespace {
 
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
                           [](const RunCommand& run) { return command_run(run); },
                           [](const CheckCommand& check) { return command_check(check); },
                           [](const CompareCommand& compare) { return command_compare(compare); },
+                          [](const LayoutCommand& layout) { return command_layout(layout); },
                       },
                       command);
   } catch (const UsageError& error) {
