@@ -1,5 +1,5 @@
 // Error types shared by the runner and the kernels' launchers. Each carries the exit code that
-// DESIGN.md assigns to it, so main() can turn any failure into one line on stderr and that code.
+// docs/design.md assigns to it, so main() can turn any failure into one line on stderr and that code.
 #pragma once
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // gemm: the runner. Parses the command line (no GPU needed), dispatches, and turns every failure into one
-// line on stderr with the exit code DESIGN.md documents.
+// line on stderr with the exit code docs/design.md documents.
 #include <filesystem>
 #include <iostream>
 #include <variant>

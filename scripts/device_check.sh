@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one-call GPU run (DESIGN.md "Working on the GPU"): configure and build (-j16), run `gemm compare`
+# The one-call GPU run (docs/design.md, "Working on the GPU"): configure and build (-j16), run `gemm compare`
 # (its reports go to OUTPUT_DIR/compare/), the instruction ceilings, the GPU tests and an Nsight Compute
 # profile of every ladder kernel; print a short summary last.
 #
