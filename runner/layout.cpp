@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -147,70 +148,104 @@ std::vector<LayoutBlock> draw_ldmatrix(const LayoutCommand& command) {
   struct Operand {
     const char* part;
     const char* what;
+    const char* row_axis;
     TileChunk (*source)(int lane);
     const char* registers[4];
   };
   const Operand operands[] = {
-      {"A", "A, one m16 tile (rows m of the stage)", ldmatrix_x4_a_source, {"a[0]", "a[1]", "a[2]", "a[3]"}},
-      {"B", "B, one pair of n8 tiles (rows n of the stage)", ldmatrix_x4_b_source,
-       {"b[0][0]", "b[0][1]", "b[1][0]", "b[1][1]"}},
+      {"A", "A, one m16 tile", "m", ldmatrix_x4_a_source, {"a[0]", "a[1]", "a[2]", "a[3]"}},
+      {"B", "B, a pair of n8 tiles", "n", ldmatrix_x4_b_source, {"b[0][0]", "b[0][1]", "b[1][0]", "b[1][1]"}},
   };
   constexpr int kSteps = 4;  // k16 steps in a 64-wide k tile
-  const std::vector<std::string> parts = chosen_parts(command, {"A", "B"});
+  // Parts: the operands (A, B) and the views (flow, addresses, stage); naming none of a kind means all of it.
+  const std::vector<std::string> parts = chosen_parts(command, {"A", "B", "flow", "addresses", "stage"});
+  const auto any_of = [&](std::initializer_list<const char*> names) {
+    for (const char* name : names)
+      if (wants(command.parts, name)) return true;
+    return false;
+  };
+  const bool all_operands = !any_of({"A", "B"}), all_views = !any_of({"flow", "addresses", "stage"});
   std::vector<LayoutBlock> blocks;
   for (const Operand& operand : operands) {
-    if (!wants(parts, operand.part)) continue;
+    if (!all_operands && !wants(parts, operand.part)) continue;
     // The kernel's FragmentOffsets with the warp's first row 0, then swizzled_k_step per step (load_fragments).
     auto offset = [&](int lane, int step) {
       const TileChunk source = operand.source(lane);
       return swizzled_k_step(swizzled_chunk_offset(source.row, source.chunk), step);
     };
 
-    LayoutBlock table;
-    table.title = std::string("ldmatrix.x4, kernel 02, ") + operand.what +
-                  ": the address each lane gives (byte offset in the 128B-swizzled stage) for k16 steps 0-3";
-    table.header = {"lane", "matrix", "row", "k (step 0)", "position", "step 0", "step 1", "step 2", "step 3",
-                    "fills"};
-    for (int lane = 0; lane < 32; ++lane) {
-      const TileChunk source = operand.source(lane);
-      const int matrix = ldmatrix_x4_matrix_of_lane(lane);
-      std::vector<std::string> row = {str(lane), str(matrix), str(source.row),
-                                      str(8 * source.chunk) + "-" + str(8 * source.chunk + 7),
-                                      str(static_cast<int>(offset(lane, 0) % kSwizzleRowBytes / 16))};
-      for (int step = 0; step < kSteps; ++step) row.push_back(str(static_cast<int>(offset(lane, step))));
-      row.push_back(operand.registers[matrix]);
-      table.table.push_back(std::move(row));
+    if (all_views || wants(parts, "flow")) {
+      // Register j of lane l, half h, is element ldmatrix_x4_element(l, h) of matrix j, whose row came from the
+      // address lane 8j + that row gave: draw, over the 16 x 16 tile (k step 0), who gave the address > who
+      // receives the element.
+      LayoutBlock grid = make_grid(
+          "ldmatrix.x4 flow, kernel 02, " + std::string(operand.what) + " (row " + operand.row_axis +
+              ", column k): <lane giving the row's address>><lane receiving the element>; colour: the matrix "
+              "= the register",
+          operand.row_axis, "k", 16, 16, 4);
+      for (int lane = 0; lane < 32; ++lane)
+        for (int reg = 0; reg < 4; ++reg)
+          for (int half = 0; half < 2; ++half) {
+            const FragmentCoord in_matrix = ldmatrix_x4_element(lane, half);
+            const int giver = 8 * reg + in_matrix.row;  // lanes 8j..8j+7 address the rows of matrix j
+            const TileChunk source = operand.source(giver);
+            place(grid, source.row, 8 * source.chunk + in_matrix.col, cat(giver, ">", lane), reg);
+          }
+      require_full(grid);
+      grid.notes = {"lanes 8j..8j+7 give the addresses of matrix j's 8 rows (ldmatrix_x4_" +
+                        std::string(operand.part[0] == 'A' ? "a" : "b") + "_source); row r of a matrix lands in",
+                    "lanes 4r..4r+3, two elements each (ldmatrix_x4_element), in register j = the matrix: " +
+                        std::string(operand.registers[0]) + " " + operand.registers[1] + " " +
+                        operand.registers[2] + " " + operand.registers[3]};
+      blocks.push_back(std::move(grid));
     }
-    table.notes = {
-        "matrix = lane / 8 (ldmatrix_x4_matrix_of_lane): lanes 8j..8j+7 give rows 0-7 of matrix j, which lands in",
-        "  register j of every lane: row lane / 4, columns 2(lane % 4), +1 (ldmatrix_x4_element) = the mma fragment",
-        "row, k: ldmatrix_x4_" + std::string(operand.part[0] == 'A' ? "a" : "b") +
-            "_source(lane); position: the 16-byte chunk slot it is stored in (c ^ row % 8)",
-        "step s: swizzled_k_step(step 0, s) = step 0 XOR 32s, which is where chunk 2s + c of the row lies"};
-    blocks.push_back(std::move(table));
 
-    LayoutBlock grid = make_grid(std::string("ldmatrix.x4 over the swizzled stage, ") + operand.what +
-                                     ": which lane reads each 16-byte chunk, at which k step (s<step>:L<lane>)",
-                                 "row", "position", 16, 8, kSteps);
-    bool conflict_free = true;
-    for (int step = 0; step < kSteps; ++step) {
+    if (all_views || wants(parts, "addresses")) {
+      LayoutBlock table;
+      table.title = "ldmatrix.x4 addresses, kernel 02, " + std::string(operand.what) +
+                    ": the byte offset in the 128B-swizzled stage each lane gives, k16 steps 0-3";
+      table.header = {"lane", "matrix", operand.row_axis, "k (step 0)", "position", "step 0", "step 1", "step 2",
+                      "step 3", "fills"};
       for (int lane = 0; lane < 32; ++lane) {
-        const uint32_t at = offset(lane, step);
-        place(grid, static_cast<int>(at / kSwizzleRowBytes), static_cast<int>(at % kSwizzleRowBytes / 16),
-              cat("s", step, ":L", lane), step);
+        const TileChunk source = operand.source(lane);
+        const int matrix = ldmatrix_x4_matrix_of_lane(lane);
+        std::vector<std::string> row = {str(lane), str(matrix), str(source.row),
+                                        cat(8 * source.chunk, "-", 8 * source.chunk + 7),
+                                        str(static_cast<int>(offset(lane, 0) % kSwizzleRowBytes / 16))};
+        for (int step = 0; step < kSteps; ++step) row.push_back(str(static_cast<int>(offset(lane, step))));
+        row.push_back(operand.registers[matrix]);
+        table.table.push_back(std::move(row));
       }
-      for (int matrix = 0; matrix < 4; ++matrix) {  // one phase of the instruction: 8 rows of one matrix
-        std::set<uint32_t> positions;
-        for (int lane = 8 * matrix; lane < 8 * matrix + 8; ++lane) positions.insert(offset(lane, step) % 128 / 16);
-        conflict_free = conflict_free && positions.size() == 8;
-      }
+      table.notes = {std::string(operand.row_axis) + ", k: ldmatrix_x4_" + (operand.part[0] == 'A' ? "a" : "b") +
+                         "_source(lane); position: the 16-byte slot chunk c of the row is stored in, c ^ (row % 8)",
+                     "step s: swizzled_k_step(step 0, s) = step 0 XOR 32s, where chunk 2s + c of the same row lies"};
+      blocks.push_back(std::move(table));
     }
-    require_full(grid);
-    grid.notes.push_back(conflict_free
-                             ? "each phase (8 lanes, one 8x8 matrix) of each step reads 8 distinct positions: all 32 "
-                               "banks once, no conflict"
-                             : "some phase reads two chunks in the same position: a bank conflict");
-    blocks.push_back(std::move(grid));
+
+    if (all_views || wants(parts, "stage")) {
+      LayoutBlock grid = make_grid("ldmatrix.x4 over the swizzled stage, kernel 02, " + std::string(operand.what) +
+                                       ": which lane reads each 16-byte chunk, at which k step (s<step>:L<lane>)",
+                                   operand.row_axis, "position", 16, 8, kSteps);
+      bool conflict_free = true;
+      for (int step = 0; step < kSteps; ++step) {
+        for (int lane = 0; lane < 32; ++lane) {
+          const uint32_t at = offset(lane, step);
+          place(grid, static_cast<int>(at / kSwizzleRowBytes), static_cast<int>(at % kSwizzleRowBytes / 16),
+                cat("s", step, ":L", lane), step);
+        }
+        for (int matrix = 0; matrix < 4; ++matrix) {  // one phase of the instruction: 8 rows of one matrix
+          std::set<uint32_t> positions;
+          for (int lane = 8 * matrix; lane < 8 * matrix + 8; ++lane) positions.insert(offset(lane, step) % 128 / 16);
+          conflict_free = conflict_free && positions.size() == 8;
+        }
+      }
+      require_full(grid);
+      grid.notes.push_back(conflict_free
+                               ? "each phase (8 lanes, one 8x8 matrix) of each step reads 8 distinct positions: all "
+                                 "32 banks once, no conflict"
+                               : "some phase reads two chunks in the same position: a bank conflict");
+      blocks.push_back(std::move(grid));
+    }
   }
   return blocks;
 }
@@ -384,7 +419,8 @@ struct LayoutEntry {
 };
 const LayoutEntry kLayouts[] = {
     {"mma-m16n8k16", "mma-m16n8k16 [A|B|C]", "mma.sync m16n8k16 fragments: lane and element -> row and column (02)"},
-    {"ldmatrix", "ldmatrix [A|B]", "02's ldmatrix.x4: lane -> address in the swizzled stage, per k16 step"},
+    {"ldmatrix", "ldmatrix [A|B] [flow|addresses|stage]",
+     "02's ldmatrix.x4: address -> register flow, lane -> address in the swizzled stage per k16 step"},
     {"swizzle-128b", "swizzle-128b [chunks|tma|k-steps]",
      "where row r's 16-byte chunks land: 02's swizzle, TMA's 128B mode (--base), wgmma's k steps (03)"},
     {"wgmma-m64n128", "wgmma-m64n128 [--full]", "wgmma accumulator: thread and register -> row and column (03, 04)"},
@@ -447,18 +483,28 @@ void text_grid(std::ostringstream& out, const LayoutBlock& grid) {
   }
 }
 
-void text_table(std::ostringstream& out, const LayoutBlock& table) {
+// A table's lines: columns right-aligned, two spaces apart.
+std::vector<std::string> table_lines(const LayoutBlock& table) {
   std::vector<size_t> widths(table.header.size(), 0);
   for (size_t c = 0; c < table.header.size(); ++c) widths[c] = table.header[c].size();
   for (const auto& row : table.table)
     for (size_t c = 0; c < row.size() && c < widths.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  std::vector<std::string> lines;
   auto emit = [&](const std::vector<std::string>& cells) {
     std::string line;
-    for (size_t c = 0; c < cells.size(); ++c) line += (c ? "  " : "") + pad_left(cells[c], widths[c]);
-    out << line << "\n";
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (c) line += "  ";
+      line += pad_left(cells[c], widths[c]);
+    }
+    lines.push_back(line);
   };
   emit(table.header);
   for (const auto& row : table.table) emit(row);
+  return lines;
+}
+
+void text_table(std::ostringstream& out, const LayoutBlock& table) {
+  for (const std::string& line : table_lines(table)) out << line << "\n";
 }
 
 std::string xml_escape(const std::string& text) {
@@ -529,11 +575,34 @@ std::string layout_text(const std::vector<LayoutBlock>& blocks) {
 }
 
 std::string layout_svg(const std::vector<LayoutBlock>& blocks) {
-  constexpr int kCharWidth = 7, kRowHeight = 18, kMargin = 10, kTitleHeight = 22, kGap = 16;
+  constexpr int kCharWidth = 7, kTitleCharWidth = 8, kRowHeight = 18, kMargin = 10, kTitleHeight = 22, kGap = 16;
   std::ostringstream body;
   int y = kMargin, width = 0;
   for (const LayoutBlock& grid : blocks) {
-    if (grid.rows == 0) continue;  // tables are text only
+    if (grid.rows == 0) {  // a table: its text lines, header on a grey band
+      body << "<text x=\"" << kMargin << "\" y=\"" << y + 14 << "\" class=\"title\">" << xml_escape(grid.title)
+           << "</text>\n";
+      width = std::max(width, kMargin + static_cast<int>(grid.title.size()) * kTitleCharWidth + kMargin);
+      y += kTitleHeight;
+      const std::vector<std::string> lines = table_lines(grid);
+      for (size_t i = 0; i < lines.size(); ++i) {
+        if (i == 0)
+          body << "<rect x=\"" << kMargin << "\" y=\"" << y << "\" width=\""
+               << static_cast<int>(lines[0].size()) * kCharWidth << "\" height=\"" << kRowHeight
+               << "\" fill=\"#e8e8e8\" stroke=\"none\"/>\n";
+        body << "<text x=\"" << kMargin << "\" y=\"" << y + 13 << "\" class=\"line\">" << xml_escape(lines[i])
+             << "</text>\n";
+        width = std::max(width, kMargin + static_cast<int>(lines[i].size()) * kCharWidth + kMargin);
+        y += kRowHeight;
+      }
+      for (const std::string& note : grid.notes) {
+        y += kRowHeight;
+        body << "<text x=\"" << kMargin << "\" y=\"" << y << "\" class=\"note\">" << xml_escape(note) << "</text>\n";
+        width = std::max(width, kMargin + static_cast<int>(note.size()) * kCharWidth + kMargin);
+      }
+      y += kGap + kRowHeight;
+      continue;
+    }
     size_t longest = 1;
     for (const LayoutCell& cell : grid.cells) longest = std::max(longest, cell.label.size());
     for (int c = 0; c < grid.columns; ++c) longest = std::max(longest, str(grid.first_column + c).size());
@@ -567,7 +636,7 @@ std::string layout_svg(const std::vector<LayoutBlock>& blocks) {
     }
     y += grid.rows * kRowHeight;
     width = std::max(width, x0 + grid.columns * cell_width + kMargin);
-    width = std::max(width, kMargin + static_cast<int>(grid.title.size()) * kCharWidth + kMargin);
+    width = std::max(width, kMargin + static_cast<int>(grid.title.size()) * kTitleCharWidth + kMargin);
     for (const std::string& note : grid.notes) {
       y += kRowHeight;
       body << "<text x=\"" << kMargin << "\" y=\"" << y << "\" class=\"note\">" << xml_escape(note) << "</text>\n";
@@ -577,9 +646,10 @@ std::string layout_svg(const std::vector<LayoutBlock>& blocks) {
   }
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << y << "\" viewBox=\"0 0 "
-      << width << " " << y << "\" font-family=\"monospace\" font-size=\"11\">\n"
+      << width << " " << y << "\" font-family=\"monospace\" font-size=\"11\" xml:space=\"preserve\">\n"
       << "<style>text{text-anchor:middle} rect{stroke:#666;stroke-width:0.5} .title{text-anchor:start;"
-         "font-size:12px;font-weight:bold} .note{text-anchor:start} .axis{fill:#555}</style>\n"
+         "font-size:12px;font-weight:bold} .note{text-anchor:start} .axis{fill:#555} "
+         ".line{text-anchor:start;white-space:pre}</style>\n"
       << "<rect x=\"0\" y=\"0\" width=\"" << width << "\" height=\"" << y << "\" fill=\"#ffffff\" stroke=\"none\"/>\n"
       << body.str() << "</svg>\n";
   return svg.str();

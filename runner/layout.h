@@ -24,7 +24,7 @@ struct LayoutCell {
   int colour = -1;    // colour class, 0 .. colours - 1 (-1: none)
 };
 
-// A grid when `rows` > 0, otherwise a table (`header` and `table`, text only). `notes` follow either.
+// A grid when `rows` > 0, otherwise a table (`header` and `table`). `notes` follow either.
 struct LayoutBlock {
   std::string title;
   std::string row_axis;     // what the rows count, e.g. "m"
@@ -46,7 +46,7 @@ enum class LayoutTarget { kText, kSvg };
 std::vector<LayoutBlock> draw_layout(const LayoutCommand& command, LayoutTarget target);
 
 std::string layout_text(const std::vector<LayoutBlock>& blocks);
-std::string layout_svg(const std::vector<LayoutBlock>& blocks);  // the grids; tables are left out
+std::string layout_svg(const std::vector<LayoutBlock>& blocks);  // grids as cells, tables as text lines
 std::string layout_list();                                        // what `gemm layout` alone prints
 
 // The `layout` subcommand's arguments, registered on `app` (runner/cli.cpp calls this), filling `command`.

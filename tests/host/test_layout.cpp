@@ -67,11 +67,22 @@ TEST(Layout, PartsSelectBlocks) {
   ASSERT_EQ(blocks.size(), 1u);
   EXPECT_EQ(blocks[0].rows, 16);
   EXPECT_EQ(blocks[0].columns, 8);
-  EXPECT_EQ(draw_layout(layout("ldmatrix", {"B"}), LayoutTarget::kText).size(), 2u);  // table and grid
+  EXPECT_EQ(draw_layout(layout("ldmatrix", {"B"}), LayoutTarget::kText).size(), 3u);  // flow, table, stage
+  EXPECT_EQ(draw_layout(layout("ldmatrix", {"flow"}), LayoutTarget::kText).size(), 2u);   // for A and B
+  EXPECT_EQ(draw_layout(layout("ldmatrix", {"A", "addresses"}), LayoutTarget::kText).size(), 1u);
   EXPECT_EQ(draw_layout(layout("swizzle-128b", {"k-steps"}), LayoutTarget::kText).size(), 1u);
 }
 
 // The 03 notes' correction: lanes 4-7 of warp 1 (threads 36-39) hold rows 17 and 25.
+// ldmatrix flow for A: element (9, 10) is in matrix 3 (rows 8-15, k 8-15), row 1 of it, whose address lane 25
+// gave; it lands in lane 4·1 + 10 % 8 / 2 = 5, register 3 (= mma A element a6 of lane 5: row 9, column 10).
+TEST(Layout, LdmatrixFlowNamesGiverAndReceiver) {
+  const LayoutBlock flow = draw_layout(layout("ldmatrix", {"A", "flow"}), LayoutTarget::kText)[0];
+  EXPECT_EQ(cell(flow, 9, 10).label, "25>5");
+  EXPECT_EQ(cell(flow, 9, 10).colour, 3);
+  EXPECT_EQ(cell(flow, 0, 0).label, "0>0");
+}
+
 TEST(Layout, WgmmaAccumulatorRows17And25BelongToThreads36To39) {
   const std::vector<LayoutBlock> blocks = draw_layout(layout("wgmma-m64n128"), LayoutTarget::kText);
   ASSERT_EQ(blocks.size(), 1u);
