@@ -417,6 +417,8 @@ struct LayoutEntry {
   const char* usage;
   const char* what;
 };
+// Chapter 10 adds "tmem" here (TMEM lanes and columns, which warp reads which lanes through tcgen05.ld.32x32b),
+// drawn from the data-path functions of common/tmem.h once that header exists; docs/design.md has the steps.
 const LayoutEntry kLayouts[] = {
     {"mma-m16n8k16", "mma-m16n8k16 [A|B|C]", "mma.sync m16n8k16 fragments: lane and element -> row and column (02)"},
     {"ldmatrix", "ldmatrix [A|B] [flow|addresses|stage]",
