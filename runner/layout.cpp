@@ -373,9 +373,17 @@ std::vector<LayoutBlock> draw_tile_order(const LayoutCommand& command) {
           str(command.tile_n) + " tiles (" + str(tiles_m) + " x " + str(tiles_n) + "): the position at which tile "
           "(m, n) is computed; colour: its wave of " + str(command.sms) + " CTAs",
       "m", "n", tiles_m, tiles_n, std::max(waves, 1));
-  for (int position = 0; position < count; ++position)
+  // The same grid with each tile's wave (position / CTAs per wave): the waves marked.
+  LayoutBlock wave_grid = make_grid(cat("the wave of each tile: ", waves, " waves of ", command.sms,
+                                        " CTAs, wave w = positions ", command.sms, "w to ", command.sms,
+                                        "w + ", command.sms - 1),
+                                    "m", "n", tiles_m, tiles_n, std::max(waves, 1));
+  for (int position = 0; position < count; ++position) {
     place(grid, order[position].m, order[position].n, str(position), position / command.sms);
+    place(wave_grid, order[position].m, order[position].n, str(position / command.sms), position / command.sms);
+  }
   require_full(grid);
+  require_full(wave_grid);
 
   // What a wave reads: the distinct tile rows m (a tile_m-row slab of A each) and tile columns n (a tile_n-row
   // slab of B each) among its tiles, counted in operand rows of K elements. For comparison, the same for tiles
@@ -407,7 +415,7 @@ std::vector<LayoutBlock> draw_tile_order(const LayoutCommand& command) {
                            std::to_string(row_major_total), ")"));
   grid.notes.push_back(hilbert ? "common/hilbert_order.h: hilbert_tile_order(tiles_m, tiles_n)"
                                : "common/tile_scheduler.h: GroupedTileOrder{tiles_m, tiles_n, group}.at(position)");
-  return {grid};
+  return {grid, wave_grid};
 }
 
 // ---- the list ----------------------------------------------------------------------------------------------

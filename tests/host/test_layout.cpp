@@ -117,7 +117,12 @@ TEST(Layout, TileOrderPlacesEveryTileOnce) {
   command.m = 1000;
   command.n = 3000;
   command.group = 3;
-  const LayoutBlock grid = draw_layout(command, LayoutTarget::kText)[0];
+  command.sms = 5;
+  const std::vector<LayoutBlock> blocks = draw_layout(command, LayoutTarget::kText);
+  ASSERT_EQ(blocks.size(), 2u);  // positions, then waves
+  const LayoutBlock& grid = blocks[0];
+  EXPECT_EQ(cell(blocks[1], 0, 1).label, "0");  // position 3: wave 0 of 5 CTAs
+  EXPECT_EQ(cell(blocks[1], 2, 1).label, "1");  // position 5
   EXPECT_EQ(grid.rows, 8);      // ceil(1000 / 128)
   EXPECT_EQ(grid.columns, 12);  // ceil(3000 / 256)
   EXPECT_EQ(cell(grid, 0, 0).label, "0");
