@@ -1,5 +1,5 @@
-// Error types shared by the runner and the kernels' launchers. Each carries the exit code the README
-// documents, so main() can turn any failure into one line on stderr and that code.
+// Error types shared by the runner and the kernels' launchers. Each carries the exit code the README and
+// docs/design.md document, so main() can turn any failure into one line on stderr and that code.
 #pragma once
 
 #include <stdexcept>

@@ -1,5 +1,6 @@
 // Ampere-style tensor-core primitives, introduced by kernel 02: cp.async, ldmatrix and mma.sync.
-// Each wraps one PTX instruction; the fragment layouts they produce are drawn in kernels/02_mma_sync.md.
+// Each wraps one PTX instruction; the fragment layouts they produce are functions in common/fragment_layout.h
+// (`gemm layout mma-m16n8k16` and `gemm layout ldmatrix` draw them).
 #pragma once
 
 #include <cstdint>

@@ -35,4 +35,12 @@ __host__ __device__ constexpr uint32_t swizzled_chunk_offset(uint32_t row, uint3
   return swizzle_128b(row * kSwizzleRowBytes + chunk * 16u);
 }
 
+// Stepping along K by XOR (kernel 02): the k16 step s reads chunks 2s and 2s + 1 of a row, and for c in {0, 1}
+// chunk 2s + c lands at position (2s + c) ^ (row % 8) = (c ^ (row % 8)) ^ 2s. So the offset of step s is the
+// offset of step 0 (swizzled_chunk_offset(row, c)) XOR 32·s: one instruction per step, whatever the row.
+constexpr uint32_t kKStepBytes = 32;  // 16 bf16: the k extent of one mma.sync / wgmma instruction
+__host__ __device__ constexpr uint32_t swizzled_k_step(uint32_t step0_offset, uint32_t k_step) {
+  return step0_offset ^ (k_step * kKStepBytes);
+}
+
 }  // namespace gemm

@@ -9,6 +9,7 @@
 // Accumulator layout of m64nN (warp w of the group, lane l, g = l / 4, t = l % 4), for 8-column chunk j:
 //   d[4j + 0], d[4j + 1]  ->  row 16w + g,      columns 8j + 2t, 8j + 2t + 1
 //   d[4j + 2], d[4j + 3]  ->  row 16w + g + 8,  same columns
+// as a function: wgmma_m64_accumulator in common/fragment_layout.h (`gemm layout wgmma-m64n128` draws it).
 #pragma once
 
 #include <cstdint>

@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include "common/cuda_check.h"
+#include "common/fragment_layout.h"
 #include "common/gemm_problem.h"
 #include "common/mma_sync.h"
 #include "common/row_chunk.h"
@@ -106,29 +107,28 @@ struct Fragments {
   uint32_t b[kTilesN][2];     // eight 16×8 B fragments
 };
 
-// ldmatrix.x4 takes one row address per lane:
+// ldmatrix.x4 takes one row address per lane (common/fragment_layout.h; `gemm layout ldmatrix` draws it):
 //   A, per m16 tile: lane l gives row l % 16, chunk 2·k_step + l / 16
 //        -> matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15) = a[0..3]
 //   B, per pair of n8 tiles: lane l gives row (l / 16)·8 + l % 8, chunk 2·k_step + (l / 8) % 2
 //        -> (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15) = b[2p][0..1], b[2p+1][0..1]
 // Every row a lane addresses has row % 8 == lane % 8, and chunk 2·k_step + c (c = 0 or 1) equals
 // c XOR 2·k_step. So the swizzled offset of k step s is the k-step-0 offset XOR (s · 32): one LOP per
-// k step, and the 16-row tiles are fixed 2048-byte steps from there (the k-group XOR of CUTLASS's
-// crosswise layout, see kernels/02_mma_sync.md).
+// k step (swizzled_k_step), and the 16-row tiles are fixed 2048-byte steps from there (the k-group XOR of
+// CUTLASS's crosswise layout, see kernels/02_mma_sync.md).
 struct FragmentOffsets {
   uint32_t a;  // byte offset in the A stage of this lane's row of m16 tile 0, k step 0
   uint32_t b;  // byte offset in the B stage of this lane's row of n8 pair 0, k step 0
   __device__ FragmentOffsets(int warp_row, int warp_col, int lane)
-      : a(swizzled_chunk_offset(warp_row + lane % 16, lane / 16)),
-        b(swizzled_chunk_offset(warp_col + (lane / 16) * 8 + lane % 8, (lane / 8) % 2)) {}
+      : a(swizzled_chunk_offset(warp_row + ldmatrix_x4_a_source(lane).row, ldmatrix_x4_a_source(lane).chunk)),
+        b(swizzled_chunk_offset(warp_col + ldmatrix_x4_b_source(lane).row, ldmatrix_x4_b_source(lane).chunk)) {}
 };
 constexpr uint32_t kMmaTileBytes = kMmaM * kSwizzleRowBytes;  // 16 rows = 2048 bytes
 
 __device__ __forceinline__ void load_fragments(Fragments& frag, uint32_t stage_a, uint32_t stage_b,
                                                const FragmentOffsets& offsets, int k_step) {
-  const uint32_t k_step_xor = k_step * 32;
-  const uint32_t a_address = stage_a + (offsets.a ^ k_step_xor);
-  const uint32_t b_address = stage_b + (offsets.b ^ k_step_xor);
+  const uint32_t a_address = stage_a + swizzled_k_step(offsets.a, k_step);
+  const uint32_t b_address = stage_b + swizzled_k_step(offsets.b, k_step);
 #pragma unroll
   for (int tm = 0; tm < kTilesM; ++tm) ldmatrix_x4(frag.a[tm], a_address + tm * kMmaTileBytes);
 #pragma unroll
@@ -203,17 +203,18 @@ __global__ void __launch_bounds__(kThreads, 2) mma_sync_kernel(GemmProblem probl
   }
   cp_async_wait_group<0>();
 
-  // Epilogue: accumulator d[0..1] is (row g, columns 2t, 2t+1), d[2..3] is row g + 8.
+  // Epilogue: accumulator d[0..1] is (row g, columns 2t, 2t+1), d[2..3] is row g + 8 (mma_m16n8k16_c).
   const bool pair_stores = N % 2 == 0;  // then a column pair is 4-byte aligned and never straddles N
 #pragma unroll
   for (int tm = 0; tm < kTilesM; ++tm) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int row = block_row + warp_row + tm * kMmaM + lane / 4 + half * 8;
+      const FragmentCoord pair = mma_m16n8k16_c(lane, 2 * half);  // elements 2·half and 2·half + 1
+      const int row = block_row + warp_row + tm * kMmaM + pair.row;
       if (row >= M) continue;
 #pragma unroll
       for (int tn = 0; tn < kTilesN; ++tn) {
-        const int col = block_col + warp_col + tn * kMmaN + 2 * (lane % 4);
+        const int col = block_col + warp_col + tn * kMmaN + pair.col;
         const float v0 = acc[tm][tn][2 * half], v1 = acc[tm][tn][2 * half + 1];
         bf16* out = problem.c + static_cast<size_t>(row) * N + col;
         if (pair_stores) {

@@ -2,7 +2,9 @@
 //
 // Kernel 04's consumers each hold a 64 × 128 accumulator (64 fp32 registers per thread), and each k16 step
 // reads a 16 × 128 slice of B for only 64 rows of A. Doubling the tile to 128 × 256 (m64n256 per consumer)
-// halves the shared-memory and L2 traffic per multiply-add: B's slice now serves 256 columns, A's 128 rows.
+// lets every A element loaded serve 256 columns instead of 128. Bytes loaded per multiply-add go as
+// 1/BM + 1/BN: 2/128 -> 3/256, 25 % less traffic from L2 into shared memory; wgmma's shared-memory reads per
+// multiply-add go as 1/N + 1/64 per warpgroup: 3/128 -> 5/256, about 17 % less (kernels/05_setmaxnreg.md).
 // The price is 128 accumulator registers per consumer thread, plus addressing: more than the 168 a
 // 384-thread CTA gets per thread when registers are split evenly.
 //

@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "git_commit.h"
+#include "runner/layout.h"
 
 namespace gemm {
 namespace {
@@ -122,11 +123,14 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* compare_timeout_option = compare->add_option(
       "--timeout", compare_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
+  LayoutCommand layout_command;
+  CLI::App* layout = add_layout_subcommand(app, layout_command);  // runner/layout.cpp
+
   // CLI11 would call an unknown command word "a missing subcommand"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string word = argv[1];
-    if (word != "list" && word != "run" && word != "check" && word != "compare")
-      throw UsageError("unknown command '" + word + "': expected list, run, check or compare (see gemm --help)");
+    if (word != "list" && word != "run" && word != "check" && word != "compare" && word != "layout")
+      throw UsageError("unknown command '" + word + "': expected list, run, check, compare or layout (see gemm --help)");
   }
   try {
     app.parse(argc, argv);
@@ -145,6 +149,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   }
 
   if (list->parsed()) return list_command;
+  if (layout->parsed()) return layout_command;
 
   if (run->parsed()) {
     RunCommand command = run_defaults;

@@ -64,7 +64,21 @@ struct HelpCommand {
 };
 struct VersionCommand {};
 
-using Command = std::variant<ListCommand, RunCommand, CheckCommand, CompareCommand, HelpCommand, VersionCommand>;
+// `gemm layout [NAME [PART...]]`: draw a data mapping of the kernels (runner/layout.cpp); no GPU needed.
+struct LayoutCommand {
+  std::string name;                // empty: list the layouts
+  std::vector<std::string> parts;  // what of it to draw, e.g. "A"; each layout says which it takes
+  std::string svg;                 // --svg FILE: also draw it as SVG (empty: no)
+  bool full = false;               // --full: every column, not only the window that shows the pattern
+  int m = 4096, n = 4096;          // tile-order: the problem's M and N ...
+  int tile_m = 128, tile_n = 256;  // ... its tile, ...
+  int group = 8;                   // ... the grouped order's band (tile rows) ...
+  int sms = 132;                   // ... and the CTAs of a wave (one per SM)
+  int base = 0;                    // swizzle-128b tma: the stage's address modulo 1024
+};
+
+using Command = std::variant<ListCommand, RunCommand, CheckCommand, CompareCommand, HelpCommand, VersionCommand,
+                             LayoutCommand>;
 
 // Throws UsageError with a one-line message on any bad argument. Kernel ids are checked for syntax here
 // and against the registry by the command.

@@ -1,5 +1,6 @@
 // gemm: the runner. Parses the command line (no GPU needed), dispatches, and turns every failure into one
-// line on stderr with the exit code the README documents (a hung kernel is ended by the watchdog, exit 4).
+// line on stderr with the exit code the README and docs/design.md document (a hung kernel is ended by the
+// watchdog, exit 4).
 #include <filesystem>
 #include <iostream>
 #include <variant>
@@ -8,6 +9,7 @@
 #include "runner/cli.h"
 #include "git_commit.h"
 #include "runner/commands.h"
+#include "runner/layout.h"
 
 namespace {
 
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
                           [](const RunCommand& run) { return command_run(run); },
                           [](const CheckCommand& check) { return command_check(check); },
                           [](const CompareCommand& compare) { return command_compare(compare); },
+                          [](const LayoutCommand& layout) { return command_layout(layout); },
                       },
                       command);
   } catch (const UsageError& error) {

@@ -47,7 +47,7 @@ struct ResultRow {
   std::string status;  // "ok", "wrong: ...", "refused: ..."
 };
 
-// The CSV columns, in order (DESIGN.md's required ones first).
+// The CSV columns, in order (the required ones of docs/design.md first).
 const std::vector<std::string>& csv_columns();
 
 void write_csv(std::ostream& out, const std::vector<ResultRow>& rows);

@@ -1,5 +1,6 @@
 // How a result is judged. The constants live here and nowhere else, and they never move to make a kernel
-// pass. classify_element is __host__ __device__: the GPU checker and the host tests use the same code.
+// pass (docs/design.md). classify_element is __host__ __device__: the GPU checker and the host tests use the
+// same code.
 //
 // Inputs are uniform in [-1, 1) (rounded to bf16), so each output is a sum of K products with mean 0 and
 // variance E[a²]·E[b²] = 1/9 each: its natural scale is σ_K = sqrt(K)/3. An element passes when

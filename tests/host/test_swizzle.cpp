@@ -132,15 +132,15 @@ TEST(Swizzle, EightRowsOfOneColumnCoverAll32Banks) {
   }
 }
 
-// Kernel 02 steps its ldmatrix addresses along K by XOR: for a row r and a first chunk c in {0, 1}, the
-// swizzled offset of chunk c + 2s (k16 step s) is the offset of chunk c XOR (32 · s), and rows 8 apart
-// keep the pattern (2048 bytes per 16-row tile).
+// Kernel 02 steps its ldmatrix addresses along K by XOR (swizzled_k_step): for a row r and a first chunk c
+// in {0, 1}, the swizzled offset of chunk c + 2s (k16 step s) is the offset of chunk c XOR (32 · s), and rows
+// 8 apart keep the pattern (2048 bytes per 16-row tile).
 TEST(Swizzle128B, KStepIsAnXorOfTheFirstChunksOffset) {
   for (uint32_t row = 0; row < 256; ++row)
     for (uint32_t first_chunk = 0; first_chunk < 2; ++first_chunk)
       for (uint32_t k_step = 0; k_step < 4; ++k_step)
         EXPECT_EQ(swizzled_chunk_offset(row, first_chunk + 2 * k_step),
-                  swizzled_chunk_offset(row, first_chunk) ^ (32u * k_step))
+                  swizzled_k_step(swizzled_chunk_offset(row, first_chunk), k_step))
             << "row " << row << " chunk " << first_chunk << " step " << k_step;
 }
 

@@ -1,0 +1,75 @@
+"""Tests for scripts/check_note_figures.py on a scratch note and CSV; the repository's notes are checked by the
+CTest scripts_note_figures."""
+
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "check_note_figures.py"
+
+CSV = textwrap.dedent("""\
+    kernel,name,m,n,k,ms_median,ms_q1,ms_q3,tflops,vs_cublas,max_rel_err,status
+    0,cublas,1024,1024,1024,0.01000,0.01,0.01,214.75,1.000,0,ok
+    1,first,1024,1024,1024,0.10000,0.1,0.1,21.47,0.100,0,ok
+    2,second,1024,1024,1024,0.02000,0.02,0.02,107.37,0.500,0,ok
+    0,cublas,256,512,64,0.00100,0.001,0.001,16.78,1.000,0,ok
+    2,second,256,512,64,0.00300,0.003,0.003,5.59,0.333,0,ok
+    1,first,256,512,64,0.00400,0.004,0.004,4.19,0.250,0,ok
+    """)
+
+NOTE = textwrap.dedent("""\
+    # 02
+
+    Measured ([results](../results/gpu/compare.csv)):
+
+    | shape | 02 TFLOP/s | cuBLAS | ratio | vs 01 |
+    |---|---:|---:|---:|---:|
+    | 1024³ | 107 | 215 | 0.50 | 5.0× |
+    | 256 × 512 × 64 | 5.6 | 16.8 | 0.33 | 1.33× |
+
+    Prose after the table.
+    """)
+
+
+class CheckNoteFiguresTest(unittest.TestCase):
+    def setUp(self):
+        temp = tempfile.TemporaryDirectory()
+        self.addCleanup(temp.cleanup)
+        self.root = Path(temp.name)
+        (self.root / "results" / "gpu").mkdir(parents=True)
+        (self.root / "results" / "gpu" / "compare.csv").write_text(CSV, encoding="utf-8")
+        (self.root / "kernels").mkdir()
+        self.note = self.root / "kernels" / "02_second.md"
+
+    def run_script(self):
+        return subprocess.run([sys.executable, str(SCRIPT), "--root", str(self.root)], capture_output=True, text=True,
+                              timeout=60)
+
+    def test_matching_figures_pass(self):
+        self.note.write_text(NOTE, encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("1 measurement tables", result.stdout)
+
+    def test_each_wrong_figure_is_named(self):
+        self.note.write_text(NOTE.replace("| 107 |", "| 108 |").replace("1.33×", "1.30×"), encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("02_second.md:7 (1024³): TFLOP/s says 108, ../results/gpu/compare.csv gives 107", result.stdout)
+        self.assertIn("vs 01 says 1.30×", result.stdout)
+        self.assertEqual(len(result.stdout.strip().splitlines()), 2)
+
+    def test_missing_link_or_measurement_exits_2(self):
+        for text in (NOTE.replace("../results/gpu/compare.csv", "nowhere.md"), NOTE.replace("1024³", "2048³")):
+            with self.subTest(text=text[:40]):
+                self.note.write_text(text, encoding="utf-8")
+                result = self.run_script()
+                self.assertEqual(result.returncode, 2, result.stdout)
+                self.assertEqual(len(result.stderr.strip().splitlines()), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
