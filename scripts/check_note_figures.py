@@ -10,12 +10,16 @@ A measurement table in a note looks like
     | 1024³ | 110 | 225 | 0.49 | 0.70× |
     | 4096 × 14336 × 4096 | 534 | 844 | 0.63 | 1.08× |
 
-and the note links the compare.csv it comes from (a link ending in compare.csv; the first one in the note).
+and the note links the compare.csv it comes from: the nearest link ending in compare.csv above the table (so a
+note can give one table per GPU, each under a link to that GPU's results).
 Every figure must be the CSV's number written at the precision shown: TFLOP/s of the kernel and of cuBLAS
 (`tflops`), the ratio to cuBLAS and the speed-up over the kernel named in "vs NN" (both ratios of the
 `ms_median` times). Numbers are formatted as Python formats them, like scripts/update_readme_table.py.
 
-Exit codes: 0 every figure matches, 1 some figure differs (each printed), 2 bad input.
+With --fix the figures that differ are rewritten in place from the CSV (at the precision shown), for when the
+results are measured again; the prose around the tables is not touched.
+
+Exit codes: 0 every figure matches (or was fixed), 1 some figure differs (each printed), 2 bad input.
 """
 
 from __future__ import annotations
@@ -63,19 +67,21 @@ def shown(value: float, cell: str) -> str:
     return f"{value:.{digits}f}"
 
 
-def check_note(note: Path, root: Path) -> tuple[int, list[str]]:
-    """(tables checked, problems) for one note."""
+def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str]]:
+    """(tables checked, problems) for one note; with `fix`, the note is rewritten with the CSV's figures."""
     text = note.read_text(encoding="utf-8")
     lines = text.splitlines()
     tables = [i for i, line in enumerate(lines) if HEADER.match(line)]
     if not tables:
         return 0, []
-    link = CSV_LINK.search(text)
-    if not link:
-        raise InputError(f"{note}: has a measurement table but links no compare.csv")
-    results = load_csv((note.parent / link[1]).resolve())
     problems = []
+    changed = False
     for start in tables:
+        links = [match for line in lines[:start] for match in CSV_LINK.finditer(line)]
+        if not links:
+            raise InputError(f"{note}: the measurement table at line {start + 1} has no compare.csv link above it")
+        link = links[-1][1]
+        results = load_csv((note.parent / link).resolve())
         header = HEADER.match(lines[start])
         kernel, previous = int(header[1]), int(header[2]) if header[2] else None
         for number in range(start + 2, len(lines)):
@@ -89,7 +95,7 @@ def check_note(note: Path, root: Path) -> tuple[int, list[str]]:
             def row(kernel_id: int) -> dict[str, str]:
                 found = results.get((kernel_id, shape))
                 if not found or not found["tflops"]:
-                    raise InputError(f"{where}: no measurement of kernel {kernel_id} in {link[1]}")
+                    raise InputError(f"{where}: no measurement of kernel {kernel_id} in {link}")
                 return found
 
             ours, cublas = row(kernel), row(0)
@@ -102,7 +108,12 @@ def check_note(note: Path, root: Path) -> tuple[int, list[str]]:
             names = ["TFLOP/s", "cuBLAS", "ratio", f"vs {previous:02d}" if previous is not None else ""]
             for name, cell, want in zip(names, cells[1:], expected):
                 if cell != want:
-                    problems.append(f"{where}: {name} says {cell}, {link[1]} gives {want}")
+                    problems.append(f"{where}: {name} says {cell}, {link} gives {want}")
+            if fix and cells[1:1 + len(expected)] != expected:
+                lines[number] = "| " + " | ".join([cells[0]] + expected + cells[1 + len(expected):]) + " |"
+                changed = True
+    if changed:
+        note.write_text("\n".join(lines) + ("\n" if text.endswith("\n") else ""), encoding="utf-8")
     return len(tables), problems
 
 
@@ -110,21 +121,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description="Check the notes' measurement tables against their CSV.")
     parser.add_argument("notes", nargs="*", type=Path, help="notes (default: ROOT/kernels/*.md)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this script's)")
+    parser.add_argument("--fix", action="store_true", help="rewrite the figures that differ from the CSV")
     args = parser.parse_args(argv)
     program = Path(__file__).name
     notes = args.notes or sorted((args.root / "kernels").glob("*.md"))
     checked, problems = 0, []
     try:
         for note in notes:
-            tables, found = check_note(note, args.root)
+            tables, found = check_note(note, args.root, args.fix)
             checked += tables
             problems += found
     except (InputError, OSError, KeyError, ValueError) as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return 2
     for problem in problems:
-        print(problem)
-    if problems:
+        print(("fixed: " if args.fix else "") + problem)
+    if problems and not args.fix:
         return 1
     print(f"{checked} measurement tables in {len(notes)} notes match their CSV")
     return 0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything a GPU machine should do in one go: configure and build for sm_90a (-j16), run `gemm compare`,
 # the instruction ceilings, the GPU tests (ctest -L gpu), the sanitizers (ctest -L sanitizer) and an Nsight
-# Compute profile of each ladder kernel and of cuBLAS (at PROFILE_SIZE³, default 4096); print a short summary
-# last.
+# Compute profile of each ladder kernel and of cuBLAS (at PROFILE_SIZE, default 4096, a size or MxNxK; the
+# kernels PROFILE_IDS, default all this GPU runs and cuBLAS); print a short summary last.
 #
 #   scripts/device_check.sh OUTPUT_DIR [--steps LIST] [-- gemm compare arguments...]
 #
@@ -82,7 +82,7 @@ if want sanitize; then
 fi
 if want profile; then
   echo "== profiles"
-  for id in 0 $ladder_ids; do
+  for id in ${PROFILE_IDS:-0 $ladder_ids}; do
     timeout 120 scripts/profile.sh "$gemm" "$id" "${PROFILE_SIZE:-4096}" >"$work/profile_$id.txt" 2>&1
   done
 fi
@@ -93,7 +93,7 @@ fi
   [ -f "$work/ctest_gpu.log" ] && { echo "== GPU tests"; grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|\(Failed\)" "$work/ctest_gpu.log"; }
   [ -f "$work/sanitize.txt" ] && { echo "== sanitizers"; grep -vE "^ok " "$work/sanitize.txt" | head -40; }
   if ls "$work"/profile_*.txt >/dev/null 2>&1; then
-    echo "== profiles (${PROFILE_SIZE:-4096}^3)"
+    echo "== profiles (${PROFILE_SIZE:-4096})"
     for file in "$work"/profile_*.txt; do
       printf "%s: " "$(basename "$file" .txt)"
       grep -E "^\s+(SM Frequency|Duration|DRAM Throughput|L2 Hit Rate|sm__pipe_tensor_op_[hg]mma_cycles_active[a-z_.]*|dram__bytes_read.sum|lts__t_bytes.sum) " "$file" |

@@ -99,22 +99,29 @@ def _table_line(cells: Sequence[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def replace_between_markers(text: str, block_lines: Sequence[str], source: Path) -> str:
+def markers(name: str) -> tuple[str, str]:
+    """The begin and end marker lines of the table called `name` ("kernel-table" by default)."""
+    return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+
+
+def replace_between_markers(text: str, block_lines: Sequence[str], source: Path,
+                            marker_lines: tuple[str, str] = (BEGIN_MARKER, END_MARKER)) -> str:
     """`text` with the lines strictly between the begin and end marker lines replaced by `block_lines`.
 
     Each marker must be a line of its own and appear exactly once, begin before end; anything else is an
     InputError, so a README whose markers were mangled is reported rather than half-overwritten. The
     block uses the line ending of the begin marker's line, so a CRLF file stays CRLF.
     """
+    begin_marker, end_marker = marker_lines
     lines = text.splitlines(keepends=True)
-    begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN_MARKER]
-    ends = [i for i, line in enumerate(lines) if line.strip() == END_MARKER]
+    begins = [i for i, line in enumerate(lines) if line.strip() == begin_marker]
+    ends = [i for i, line in enumerate(lines) if line.strip() == end_marker]
     if len(begins) != 1 or len(ends) != 1:
-        found = f"found {len(begins)} '{BEGIN_MARKER}' and {len(ends)} '{END_MARKER}'"
+        found = f"found {len(begins)} '{begin_marker}' and {len(ends)} '{end_marker}'"
         raise InputError(f"{source}: needs exactly one of each marker line ({found})")
     begin, end = begins[0], ends[0]
     if end < begin:
-        raise InputError(f"{source}: '{END_MARKER}' comes before '{BEGIN_MARKER}'")
+        raise InputError(f"{source}: '{end_marker}' comes before '{begin_marker}'")
     newline = "\r\n" if lines[begin].endswith("\r\n") else "\n"
     begin_line = lines[begin] if lines[begin].endswith(("\n", "\r")) else lines[begin] + newline
     block = "".join(line + newline for line in block_lines)
@@ -134,6 +141,9 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("csv", type=Path, metavar="CSV", help="compare.csv written by `gemm compare --out DIR`")
     parser.add_argument("--readme", type=Path, default=DEFAULT_README, metavar="README",
                         help="README to update (default: README.md at the repository root)")
+    parser.add_argument("--marker", default="kernel-table", metavar="NAME",
+                        help="the table's markers, <!-- NAME:begin --> and <!-- NAME:end --> (default: kernel-table), "
+                             "so one README can hold a table per GPU")
     return parser.parse_args(argv)
 
 
@@ -151,7 +161,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except UnicodeDecodeError:
             raise InputError(f"{args.readme}: not UTF-8 text") from None
         block = render_block(frame, args.csv, args.readme, compare_csv.load_compare_json(args.csv))
-        new = replace_between_markers(old, block, args.readme)
+        new = replace_between_markers(old, block, args.readme, markers(args.marker))
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return compare_csv.EXIT_BAD_INPUT

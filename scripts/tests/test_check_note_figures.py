@@ -44,9 +44,9 @@ class CheckNoteFiguresTest(unittest.TestCase):
         (self.root / "kernels").mkdir()
         self.note = self.root / "kernels" / "02_second.md"
 
-    def run_script(self):
-        return subprocess.run([sys.executable, str(SCRIPT), "--root", str(self.root)], capture_output=True, text=True,
-                              timeout=60)
+    def run_script(self, *extra):
+        return subprocess.run([sys.executable, str(SCRIPT), "--root", str(self.root), *extra], capture_output=True,
+                              text=True, timeout=60)
 
     def test_matching_figures_pass(self):
         self.note.write_text(NOTE, encoding="utf-8")
@@ -69,6 +69,22 @@ class CheckNoteFiguresTest(unittest.TestCase):
                 result = self.run_script()
                 self.assertEqual(result.returncode, 2, result.stdout)
                 self.assertEqual(len(result.stderr.strip().splitlines()), 1)
+
+    def test_each_table_reads_the_csv_linked_nearest_above_it(self):
+        (self.root / "results" / "other").mkdir()
+        (self.root / "results" / "other" / "compare.csv").write_text(CSV.replace("107.37", "99.00"), encoding="utf-8")
+        second = NOTE.replace("../results/gpu/compare.csv", "../results/other/compare.csv").replace("| 107 |", "| 99 |")
+        self.note.write_text(NOTE + "\n" + second.split("\n", 1)[1], encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("2 measurement tables", result.stdout)
+
+    def test_fix_rewrites_the_figures_from_the_csv_and_nothing_else(self):
+        self.note.write_text(NOTE.replace("| 107 |", "| 108 |").replace("1.33×", "1.30×"), encoding="utf-8")
+        result = self.run_script("--fix")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(self.note.read_text(encoding="utf-8"), NOTE)
+        self.assertEqual(self.run_script().returncode, 0)
 
 
 if __name__ == "__main__":

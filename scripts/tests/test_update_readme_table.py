@@ -59,6 +59,17 @@ class UpdateReadmeTableTest(unittest.TestCase):
         self.assertTrue(text.endswith(END + AFTER))
         self.assertNotIn("stale table", text)
 
+    def test_a_named_marker_updates_only_its_own_table(self):
+        other = "<!-- kernel-table-h100:begin -->\nstale h100 table\n<!-- kernel-table-h100:end -->\n"
+        self.readme.write_text(README + other, encoding="utf-8", newline="")
+        result = run_script(self.csv, "--readme", self.readme, "--marker", "kernel-table-h100")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = self.readme.read_text(encoding="utf-8")
+        self.assertIn("stale table", text)  # the default table is left alone
+        self.assertNotIn("stale h100 table", text)
+        h100 = text[text.index("<!-- kernel-table-h100:begin -->"):]
+        self.assertIn("| 00 | cuBLAS |", h100)
+
     def test_header_and_rows_ordered_by_id(self):
         # Shuffle the CSV's rows so that the order has to come from the ids, not from the file.
         lines = self.csv.read_text(encoding="utf-8").splitlines(keepends=True)
