@@ -74,15 +74,16 @@ def format_ratio(frame: pd.DataFrame, kernel_id: int, shape: Optional[Shape]) ->
     return f"{row['vs_cublas']:.2f}×"
 
 
-def build_table(frame: pd.DataFrame, readme: Path) -> list[str]:
+def build_table(frame: pd.DataFrame, readme: Path, ratio_shape: Optional[Shape] = None) -> list[str]:
     """The Markdown table lines: one row per kernel in id order; square sizes first (the sweep), then the
-    non-square shapes, then vs cuBLAS at the largest square size (the headline comparison)."""
+    non-square shapes, then vs cuBLAS at `ratio_shape` (default: the largest square size), the headline."""
     squares = compare_csv.square_shapes(frame)
     others = [shape for shape in compare_csv.shapes(frame) if not shape.is_square]
     columns = squares + others
-    largest_square = squares[-1] if squares else None
+    largest_square = ratio_shape or (squares[-1] if squares else None)
 
-    header = ["#", "kernel"] + [shape.label() for shape in columns] + ["vs cuBLAS"]
+    header = ["#", "kernel"] + [shape.label() for shape in columns] + [
+        "vs cuBLAS" if ratio_shape is None else f"vs cuBLAS at {ratio_shape.label()}"]
     align = ["---:", "---"] + ["---:"] * (len(columns) + 1)
     lines = [_table_line(header), _table_line(align)]
     for kernel_id, name in compare_csv.kernels(frame):
@@ -128,10 +129,18 @@ def replace_between_markers(text: str, block_lines: Sequence[str], source: Path,
     return "".join(lines[:begin]) + begin_line + block + "".join(lines[end:])
 
 
-def render_block(frame: pd.DataFrame, csv_path: Path, readme: Path, document: dict) -> list[str]:
+def render_block(frame: pd.DataFrame, csv_path: Path, readme: Path, document: dict,
+                 ratio_shape: Optional[Shape] = None) -> list[str]:
     """Everything between the markers: caption, blank line, table. Blank lines around it keep Markdown
     renderers from gluing the table to the marker comments."""
-    return ["", caption(csv_path, readme, document), ""] + build_table(frame, readme) + [""]
+    return ["", caption(csv_path, readme, document), ""] + build_table(frame, readme, ratio_shape) + [""]
+
+
+def _shape_argument(text: str) -> Shape:
+    try:
+        return Shape.parse(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
@@ -141,6 +150,10 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("csv", type=Path, metavar="CSV", help="compare.csv written by `gemm compare --out DIR`")
     parser.add_argument("--readme", type=Path, default=DEFAULT_README, metavar="README",
                         help="README to update (default: README.md at the repository root)")
+    parser.add_argument("--ratio-at", type=_shape_argument, metavar="MxNxK",
+                        help="the shape of the vs cuBLAS column (default: the largest square size)")
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing; exit 1 when the table differs from what the CSV gives (for tests)")
     parser.add_argument("--marker", default="kernel-table", metavar="NAME",
                         help="the table's markers, <!-- NAME:begin --> and <!-- NAME:end --> (default: kernel-table), "
                              "so one README can hold a table per GPU")
@@ -160,13 +173,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise InputError(f"{args.readme}: {error.strerror}") from None
         except UnicodeDecodeError:
             raise InputError(f"{args.readme}: not UTF-8 text") from None
-        block = render_block(frame, args.csv, args.readme, compare_csv.load_compare_json(args.csv))
+        if args.ratio_at is not None and args.ratio_at not in compare_csv.shapes(frame):
+            raise InputError(f"{args.csv}: no measurement at {args.ratio_at.label()} for --ratio-at")
+        block = render_block(frame, args.csv, args.readme, compare_csv.load_compare_json(args.csv), args.ratio_at)
         new = replace_between_markers(old, block, args.readme, markers(args.marker))
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return compare_csv.EXIT_BAD_INPUT
 
     table_rows = len(compare_csv.kernels(frame))
+    if args.check:
+        if new != old:
+            print(f"{args.readme}: the {args.marker} table differs from {args.csv}; run {program} to regenerate it")
+            return 1
+        print(f"{args.readme}: the {args.marker} table matches {args.csv}")
+        return 0
     if new == old:
         print(f"{args.readme}: kernel table already up to date ({table_rows} kernels)")
         return 0

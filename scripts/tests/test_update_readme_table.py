@@ -70,6 +70,22 @@ class UpdateReadmeTableTest(unittest.TestCase):
         h100 = text[text.index("<!-- kernel-table-h100:begin -->"):]
         self.assertIn("| 00 | cuBLAS |", h100)
 
+    def test_ratio_at_a_chosen_shape(self):
+        result = run_script(self.csv, "--readme", self.readme, "--ratio-at", "1024x1024x1024")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        header = self.table()[0]
+        self.assertEqual(header[-1], "vs cuBLAS at 1024³")
+        bad = run_script(self.csv, "--readme", self.readme, "--ratio-at", "3x3x3")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("no measurement at 3³", bad.stderr)
+
+    def test_check_reports_a_stale_table_without_changing_it(self):
+        result = run_script(self.csv, "--readme", self.readme, "--check")
+        self.assertEqual(result.returncode, 1)
+        self.assertEqual(self.readme.read_text(encoding="utf-8"), README)
+        self.assertEqual(self.update().returncode, 0)
+        self.assertEqual(run_script(self.csv, "--readme", self.readme, "--check").returncode, 0)
+
     def test_header_and_rows_ordered_by_id(self):
         # Shuffle the CSV's rows so that the order has to come from the ids, not from the file.
         lines = self.csv.read_text(encoding="utf-8").splitlines(keepends=True)
