@@ -24,6 +24,7 @@
 #include "common/hilbert_order.h"
 #include "common/swizzle.h"
 #include "common/tile_scheduler.h"
+#include "common/tmem.h"
 #include "runner/cli.h"
 
 namespace gemm {
@@ -347,6 +348,80 @@ std::vector<LayoutBlock> draw_wgmma(const LayoutCommand& command, int n, LayoutT
   return {grid};
 }
 
+// ---- tmem ---------------------------------------------------------------------------------------------------
+
+// Which warp may read which TMEM lanes, where tcgen05.ld .32x32b puts each cell (part "ld"), and where an MMA's
+// D lands for the data paths of chapters 10-11 ("D": M = 128; "E": M = 64 with .ws; "F": M = 64 without).
+std::vector<LayoutBlock> draw_tmem(const LayoutCommand& command) {
+  const std::vector<std::string> parts = chosen_parts(command, {"ld", "D", "E", "F"});
+  std::vector<LayoutBlock> blocks;
+  if (wants(parts, "ld")) {
+    LayoutBlock access;
+    access.title = "TMEM lanes a warp may read or write with tcgen05.ld/st: its index in its warpgroup, w % 4, picks "
+                   "a quarter";
+    access.header = {"warp w", "w % 4", "lanes"};
+    for (uint32_t warp = 0; warp < 8; ++warp) {
+      const uint32_t first = tmem_first_lane_of_warp(warp);
+      access.table.push_back({str(static_cast<int>(warp)), str(static_cast<int>(tmem_lane_quarter(warp))),
+                              cat(static_cast<int>(first), "-", static_cast<int>(first + kTmemLanesPerWarp - 1))});
+    }
+    access.notes = {"common/tmem.h: tmem_first_lane_of_warp(warp); kernel 10's epilogue warps 2-5 read lanes 64-95, "
+                    "96-127, 0-31, 32-63"};
+    blocks.push_back(std::move(access));
+
+    // Kernel 10's four epilogue warps (2-5), each loading .32x32b.x4 at column 0 of its own lane quarter.
+    constexpr int kColumns = 4;
+    LayoutBlock grid = make_grid("tcgen05.ld.32x32b.x4 at column 0 by warps 2-5: TMEM lane and column -> "
+                                 "W<warp>.T<thread>:r<register>",
+                                 "lane", "column", static_cast<int>(kTmemLanes), kColumns, 4);
+    for (uint32_t warp = 2; warp < 6; ++warp)
+      for (uint32_t thread = 0; thread < 32; ++thread)
+        for (uint32_t reg = 0; reg < kColumns; ++reg) {
+          const TmemCell at = tmem_32x32b_cell(warp, thread, reg, 0);
+          place(grid, static_cast<int>(at.lane), static_cast<int>(at.column), cat("W", static_cast<int>(warp), ".T",
+                static_cast<int>(thread), ":r", static_cast<int>(reg)), static_cast<int>(tmem_lane_quarter(warp)));
+        }
+    require_full(grid);
+    grid.notes = {"common/tmem.h: tmem_32x32b_cell(warp, thread, register, first_column): lane 32(w % 4) + thread, "
+                  "column first_column + register",
+                  "one lane per thread, one column per register: with D in layout D (M = 128) the thread holds row "
+                  "32(w % 4) + thread of C"};
+    blocks.push_back(std::move(grid));
+  }
+  // Where D(row, column) of an M x 16 fp32 accumulator lands: the lane and column of each element.
+  struct Path {
+    const char* part;
+    TmemDataPath path;
+    const char* title;
+  };
+  constexpr uint32_t kN = 16;
+  for (const Path& path : {Path{"D", TmemDataPath::kLayoutD, "layout D (M = 128, cta_group::1; also each CTA of layout A)"},
+                           Path{"E", TmemDataPath::kLayoutE, "layout E (M = 64, .ws: the N halves fold onto lanes 0-63 "
+                                                             "and 64-127)"},
+                           Path{"F", TmemDataPath::kLayoutF, "layout F (M = 64, no .ws: 16 rows per lane quarter)"}}) {
+    if (!wants(parts, path.part)) continue;
+    const uint32_t rows = tmem_data_path_rows(path.path);
+    const uint32_t columns = path.path == TmemDataPath::kLayoutE ? kN / 2 : kN;
+    LayoutBlock grid = make_grid(cat("where tcgen05.mma's D (", static_cast<int>(rows), " x ", static_cast<int>(kN),
+                                     " fp32) lands in TMEM, ", path.title, ": lane and column -> D row,column"),
+                                 "lane", "column", static_cast<int>(kTmemLanes), static_cast<int>(columns), 4);
+    for (uint32_t row = 0; row < rows; ++row)
+      for (uint32_t column = 0; column < kN; ++column) {
+        const TmemCell at = tmem_accumulator_cell(path.path, row, column, kN);
+        place(grid, static_cast<int>(at.lane), static_cast<int>(at.column),
+              cat(static_cast<int>(row), ",", static_cast<int>(column)), static_cast<int>(at.lane / 32));
+      }
+    for (uint32_t lane = 0; lane < kTmemLanes; ++lane)  // the cells no element of D lands in, shown as such
+      for (uint32_t column = 0; column < columns; ++column)
+        if (!tmem_cell_holds_accumulator(path.path, {lane, column}, kN))
+          place(grid, static_cast<int>(lane), static_cast<int>(column), "-", 0);
+    require_full(grid);
+    grid.notes = {"common/tmem.h: tmem_accumulator_cell(path, row, column, n); '-': a cell the MMA does not write"};
+    blocks.push_back(std::move(grid));
+  }
+  return blocks;
+}
+
 // ---- tile-order --------------------------------------------------------------------------------------------
 
 std::vector<LayoutBlock> draw_tile_order(const LayoutCommand& command) {
@@ -425,8 +500,6 @@ struct LayoutEntry {
   const char* usage;
   const char* what;
 };
-// Chapter 10 adds "tmem" here (TMEM lanes and columns, which warp reads which lanes through tcgen05.ld.32x32b),
-// drawn from the data-path functions of common/tmem.h once that header exists; docs/design.md has the steps.
 const LayoutEntry kLayouts[] = {
     {"mma-m16n8k16", "mma-m16n8k16 [A|B|C]", "mma.sync m16n8k16 fragments: lane and element -> row and column (02)"},
     {"ldmatrix", "ldmatrix [A|B] [flow|addresses|stage]",
@@ -437,6 +510,8 @@ const LayoutEntry kLayouts[] = {
     {"wgmma-m64n256", "wgmma-m64n256 [--full]", "the same for m64n256 (05); any wgmma-m64nN with N % 8 == 0 works"},
     {"tile-order", "tile-order grouped|hilbert",
      "persistent tile orders with waves marked (06, 09): --m --n --tile-m --tile-n --group --sms"},
+    {"tmem", "tmem [ld|D|E|F]",
+     "Tensor Memory: which warp reads which lanes, tcgen05.ld 32x32b, where D lands for M = 128 and 64 (10, 11)"},
 };
 
 std::string layout_names() {
@@ -566,6 +641,7 @@ std::vector<LayoutBlock> draw_layout(const LayoutCommand& command, LayoutTarget 
   if (name == "swizzle-128b") return draw_swizzle(command);
   if (const int n = wgmma_n(name)) return draw_wgmma(command, n, target);
   if (name == "tile-order") return draw_tile_order(command);
+  if (name == "tmem") return draw_tmem(command);
   throw UsageError("unknown layout '" + name + "': expected " + layout_names() + " (see gemm layout)");
 }
 

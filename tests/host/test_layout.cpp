@@ -38,7 +38,7 @@ TEST(Layout, EveryListedLayoutDrawsAsTextAndSvg) {
   const std::vector<LayoutCommand> commands = {
       layout("mma-m16n8k16"),          layout("ldmatrix"),       layout("swizzle-128b"),
       layout("wgmma-m64n128"),         layout("wgmma-m64n256"),  layout("tile-order", {"grouped"}),
-      layout("tile-order", {"hilbert"}),
+      layout("tile-order", {"hilbert"}), layout("tmem"),
   };
   for (const LayoutCommand& command : commands) {
     EXPECT_NE(layout_list().find(command.name), std::string::npos) << command.name << " is not listed";
@@ -81,6 +81,22 @@ TEST(Layout, LdmatrixFlowNamesGiverAndReceiver) {
   EXPECT_EQ(cell(flow, 9, 10).label, "25>5");
   EXPECT_EQ(cell(flow, 9, 10).colour, 3);
   EXPECT_EQ(cell(flow, 0, 0).label, "0>0");
+}
+
+// The PTX ISA's "Matrix fragments for shape .32x32b": thread t of warp w holds lane 32(w % 4) + t, one column
+// per register; and its data-path layouts D, E and F (common/tmem.h).
+TEST(Layout, TmemGridsPutEachCellWhereThePtxIsaSays) {
+  const std::vector<LayoutBlock> blocks = draw_layout(layout("tmem"), LayoutTarget::kText);
+  ASSERT_EQ(blocks.size(), 5u);
+  EXPECT_EQ(blocks[0].table[5], (std::vector<std::string>{"5", "1", "32-63"}));
+  EXPECT_EQ(cell(blocks[1], 0, 0).label, "W4.T0:r0");      // warp 4 reads lanes 0-31
+  EXPECT_EQ(cell(blocks[1], 64, 3).label, "W2.T0:r3");     // warp 2 reads lanes 64-95
+  EXPECT_EQ(cell(blocks[1], 127, 1).label, "W3.T31:r1");
+  EXPECT_EQ(cell(blocks[2], 100, 7).label, "100,7");       // layout D: row i in lane i
+  EXPECT_EQ(cell(blocks[3], 5, 3).label, "5,3");           // layout E: columns 0-7 in lanes 0-63 ...
+  EXPECT_EQ(cell(blocks[3], 69, 3).label, "5,11");         // ... columns 8-15 in lanes 64-127
+  EXPECT_EQ(cell(blocks[4], 33, 0).label, "17,0");         // layout F: rows 16-31 in lanes 32-47
+  EXPECT_EQ(cell(blocks[4], 16, 0).label, "-");            // lanes 16-31 of each quarter idle
 }
 
 TEST(Layout, WgmmaAccumulatorRows17And25BelongToThreads36To39) {
