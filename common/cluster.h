@@ -57,23 +57,32 @@ __device__ __forceinline__ uint32_t map_to_cta(uint32_t smem_address, uint32_t c
 
 // ---- host side --------------------------------------------------------------------------------------------
 
-// Launches `kernel` on `grid` CTAs in clusters of `cluster_size` along x (grid a multiple of it) through
-// cudaLaunchKernelEx, the launch call that takes a cluster shape at run time.
-template <typename... KernelArgs, typename... Args>
-void launch_with_cluster(void (*kernel)(KernelArgs...), int grid, int threads, int shared_bytes, int cluster_size,
-                         cudaStream_t stream, Args&&... args) {
+// A launch of `grid` CTAs in clusters of `cluster_size` along x. The configuration points at `attribute`,
+// which must outlive it.
+inline cudaLaunchConfig_t cluster_launch_config(int grid, int threads, int shared_bytes, int cluster_size,
+                                                cudaStream_t stream, cudaLaunchAttribute& attribute) {
+  attribute = {};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = cluster_size;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(threads);
   config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster_size;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
+  return config;
+}
+
+// Launches `kernel` on `grid` CTAs in clusters of `cluster_size` along x (grid a multiple of it) through
+// cudaLaunchKernelEx, the launch call that takes a cluster shape at run time.
+template <typename... KernelArgs, typename... Args>
+void launch_with_cluster(void (*kernel)(KernelArgs...), int grid, int threads, int shared_bytes, int cluster_size,
+                         cudaStream_t stream, Args&&... args) {
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_launch_config(grid, threads, shared_bytes, cluster_size, stream, attribute);
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
@@ -81,17 +90,9 @@ void launch_with_cluster(void (*kernel)(KernelArgs...), int grid, int threads, i
 // kernel launches no more (a cluster must fit in one GPC, so this can be less than SMs / cluster_size).
 template <typename... KernelArgs>
 int max_active_clusters(void (*kernel)(KernelArgs...), int threads, int shared_bytes, int cluster_size) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(cluster_size);
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = shared_bytes;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster_size;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_launch_config(cluster_size, threads, shared_bytes, cluster_size, nullptr,
+                                                          attribute);
   int clusters = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
   return clusters;

@@ -29,6 +29,7 @@
 #include "common/swizzle.h"
 #include "common/wgmma.h"
 #include "runner/device.h"
+#include "tests/gpu/gpu_test_main.h"
 
 namespace gemm {
 namespace {
@@ -278,11 +279,4 @@ int run() {
 }  // namespace
 }  // namespace gemm
 
-int main() {
-  try {
-    return gemm::run();
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "fragment_layout_test: %s\n", error.what());
-    return 3;
-  }
-}
+int main() { return gemm::gpu_test_main("fragment_layout_test", gemm::run); }

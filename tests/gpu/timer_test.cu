@@ -10,6 +10,7 @@
 #include "common/cuda_check.h"
 #include "runner/device.h"
 #include "runner/timing.h"
+#include "tests/gpu/gpu_test_main.h"
 
 namespace gemm {
 namespace {
@@ -68,11 +69,4 @@ int run() {
 }  // namespace
 }  // namespace gemm
 
-int main() {
-  try {
-    return gemm::run();
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "timer_test: %s\n", error.what());
-    return 3;
-  }
-}
+int main() { return gemm::gpu_test_main("timer_test", gemm::run); }

@@ -15,6 +15,7 @@
 #include "common/tensor_map.h"
 #include "common/tma.h"
 #include "runner/device.h"
+#include "tests/gpu/gpu_test_main.h"
 
 namespace gemm {
 namespace {
@@ -91,11 +92,4 @@ int run() {
 }  // namespace
 }  // namespace gemm
 
-int main() {
-  try {
-    return gemm::run();
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "tma_swizzle_test: %s\n", error.what());
-    return 3;
-  }
-}
+int main() { return gemm::gpu_test_main("tma_swizzle_test", gemm::run); }
