@@ -11,9 +11,9 @@
 #   (--tests) Python packages             scripts/requirements.txt (matplotlib, pandas, cuobjdump/nvdisasm,
 #                                         the CUTLASS headers), by pip, when an import is missing
 #
-# apt-get runs as root or through `sudo -n` (never a password prompt). Works on Debian 12 and Ubuntu 22.04
-# and 24.04. When something is missing and cannot be installed (no network, no root), it stops with one
-# line saying what, exit 1.
+# apt-get runs as root or through `sudo -n` (never a password prompt). Written for Debian 12 and Ubuntu
+# 22.04/24.04 (their package names); exercised on Debian 12. When something is missing and cannot be
+# installed (no network, no root), it stops with one line saying what, exit 1.
 #
 #   scripts/install_deps.sh [--tests]
 set -uo pipefail
