@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "common/cuda_check.h"
@@ -86,16 +87,19 @@ void launch_with_cluster(void (*kernel)(KernelArgs...), int grid, int threads, i
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
-// How many clusters of `cluster_size` CTAs of `kernel` can be resident on the GPU at once: a persistent
-// kernel launches no more (a cluster must fit in one GPC, so this can be less than SMs / cluster_size).
+// How many clusters of `cluster_size` CTAs a persistent `kernel` launches for `cluster_tiles` cluster tiles:
+// as many as can be resident on the GPU at once (a cluster must fit in one GPC, so this can be less than
+// SMs / cluster_size), never more than there are tiles. Throws when not even one cluster fits.
 template <typename... KernelArgs>
-int max_active_clusters(void (*kernel)(KernelArgs...), int threads, int shared_bytes, int cluster_size) {
+int persistent_cluster_count(void (*kernel)(KernelArgs...), int threads, int shared_bytes, int cluster_size,
+                             int cluster_tiles) {
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_launch_config(cluster_size, threads, shared_bytes, cluster_size, nullptr,
                                                           attribute);
-  int clusters = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
-  return clusters;
+  int resident = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
+  if (resident < 1) throw CudaError("no cluster of " + std::to_string(cluster_size) + " CTAs fits on this GPU");
+  return cluster_tiles < resident ? cluster_tiles : resident;
 }
 
 }  // namespace gemm

@@ -196,9 +196,8 @@ GemmLaunch prepare_cluster_multicast(const GemmProblem& problem) {
   const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   CUDA_CHECK(cudaFuncSetAttribute(cluster_multicast_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   const int cluster_tiles = ceil_div(ceil_div(problem.m, kBlockM), kClusterM) * ceil_div(ceil_div(problem.n, kBlockN), kClusterN);
-  const int resident = max_active_clusters(cluster_multicast_kernel, kThreads, kSharedBytes, kClusterSize);
-  if (resident < 1) throw CudaError("no cluster of " + std::to_string(kClusterSize) + " CTAs fits on this GPU");
-  const int grid = (cluster_tiles < resident ? cluster_tiles : resident) * kClusterSize;
+  const int grid =
+      persistent_cluster_count(cluster_multicast_kernel, kThreads, kSharedBytes, kClusterSize, cluster_tiles) * kClusterSize;
   const auto enqueue = [=](cudaStream_t stream) {
     launch_with_cluster(cluster_multicast_kernel, grid, kThreads, kSharedBytes, kClusterSize, stream, map_a, map_b,
                         problem);

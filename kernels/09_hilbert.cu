@@ -238,9 +238,8 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   const auto tile_order = std::make_shared<DeviceBuffer<uint32_t>>(table.size(), "the Hilbert tile order");
   CUDA_CHECK(cudaMemcpy(tile_order->get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
   const int cluster_tiles = static_cast<int>(table.size());
-  const int resident = max_active_clusters(hilbert_kernel, kThreads, kSharedBytes, kClusterSize);
-  if (resident < 1) throw CudaError("no cluster of " + std::to_string(kClusterSize) + " CTAs fits on this GPU");
-  const int grid = (cluster_tiles < resident ? cluster_tiles : resident) * kClusterSize;
+  const int grid =
+      persistent_cluster_count(hilbert_kernel, kThreads, kSharedBytes, kClusterSize, cluster_tiles) * kClusterSize;
   const auto enqueue = [=](cudaStream_t stream) {
     launch_with_cluster(hilbert_kernel, grid, kThreads, kSharedBytes, kClusterSize, stream, map_a, map_b, map_c,
                         problem, static_cast<const uint32_t*>(tile_order->get()), cluster_tiles);

@@ -255,9 +255,8 @@ GemmLaunch prepare_tcgen05_2cta(const GemmProblem& problem) {
                                                CU_TENSOR_MAP_SWIZZLE_128B);
   CUDA_CHECK(cudaFuncSetAttribute(tcgen05_2cta_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   const int cluster_tiles = ceil_div(problem.m, kClusterTileM) * ceil_div(problem.n, kClusterTileN);
-  const int resident = max_active_clusters(tcgen05_2cta_kernel, kThreads, kSharedBytes, kClusterSize);
-  if (resident < 1) throw CudaError("tcgen05_2cta_kernel: no cluster of 4 CTAs fits on this GPU");
-  const int clusters = cluster_tiles < resident ? cluster_tiles : resident;
+  const int clusters =
+      persistent_cluster_count(tcgen05_2cta_kernel, kThreads, kSharedBytes, kClusterSize, cluster_tiles);
   const auto enqueue = [=](cudaStream_t stream) {
     launch_with_cluster(tcgen05_2cta_kernel, clusters * kClusterSize, kThreads, kSharedBytes, kClusterSize, stream,
                         map_a, map_b, map_c, problem);
