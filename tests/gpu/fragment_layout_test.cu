@@ -245,20 +245,13 @@ int check_wgmma(int& checked) {
 int run() {
   GpuInfo gpu;
   try {
-    gpu = select_gpu();
-  } catch (const NoGpuError& error) {
-    std::printf("skipped: %s\n", error.what());
-    return 77;
-  } catch (const UsageError& error) {
-    std::printf("skipped: %s\n", error.what());
-    return 77;
+    gpu = select_gpu_or_skip();
+  } catch (const UsageError& no_code) {  // this build has no code for the GPU
+    throw SkipTest(no_code.what());
   }
   const bool sm90a = gpu.cc_major == 9 && gpu.cc_minor == 0;
   const bool sm100a = gpu.cc_major == 10 && gpu.cc_minor == 0;
-  if (!sm90a && !sm100a) {
-    std::printf("skipped: this build has code for sm_90a and sm_100a only\n");
-    return 77;
-  }
+  if (!sm90a && !sm100a) throw SkipTest("this build has code for sm_90a and sm_100a only");
   int checked = 0;
   int failures = check_mma(checked);
   failures += check_ldmatrix(checked);

@@ -33,13 +33,7 @@ GemmLaunch spin_launch(double ms) {
 }
 
 int run() {
-  GpuInfo gpu;
-  try {
-    gpu = select_gpu();
-  } catch (const NoGpuError& error) {
-    std::printf("skipped: %s\n", error.what());
-    return 77;
-  }
+  const GpuInfo gpu = select_gpu_or_skip();
   const double durations_ms[] = {0.5, 2.0};
   const GemmLaunch launches[] = {spin_launch(durations_ms[0]), spin_launch(durations_ms[1])};
   const TimedLaunch timed[] = {{&launches[0], 10.0, {}}, {&launches[1], 10.0, {}}};

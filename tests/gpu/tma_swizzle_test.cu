@@ -44,17 +44,8 @@ __global__ void load_box_kernel(const __grid_constant__ CUtensorMap map, int x, 
 uint16_t element_bits(int row, int col) { return static_cast<uint16_t>(0x4000 | (row * 64 + col)); }
 
 int run() {
-  GpuInfo gpu;
-  try {
-    gpu = select_gpu();
-  } catch (const NoGpuError& error) {
-    std::printf("skipped: %s\n", error.what());
-    return 77;
-  }
-  if (gpu.cc_major != 9) {
-    std::printf("skipped: TMA test needs an sm_90 GPU\n");
-    return 77;
-  }
+  const GpuInfo gpu = select_gpu_or_skip();
+  if (gpu.cc_major != 9) throw SkipTest("TMA test needs an sm_90 GPU");
   constexpr int kRows = 40, kCols = 96;  // the second box (rows 32-47, cols 64-127) overhangs both edges
   std::vector<uint16_t> host(kRows * kCols);
   for (int r = 0; r < kRows; ++r)
