@@ -202,11 +202,8 @@ TEST(Sm100SmemDescriptor, FieldsMatchCuteBitfields) {
 // The descriptors the kernels issue, against the ones CuTe derives from its own canonical layout of the same
 // tile: a 128B-swizzled K-major bf16 tile (UMMA::Layout_K_SW128_Atom) partitioned for the MMA atom the kernel
 // uses, one descriptor per k16 step (make_fragment_A/B: what a CUTLASS sm100 collective passes to the MMA).
-template <class TiledMma, class Shape>
-void expect_a_descriptors_match(const TiledMma& mma, Shape tile_shape, uint32_t address, const char* what) {
-  const auto layout = UMMA::tile_to_mma_shape(UMMA::Layout_K_SW128_Atom<bfloat16_t>{},
-                                              cute::partition_shape_A(mma, tile_shape));
-  const auto fragment = mma.make_fragment_A(cute_test::smem_tensor(address, layout));
+template <class Fragment>
+void expect_k_step_descriptors_match(const Fragment& fragment, uint32_t address, const char* what) {
   const int k_steps = cute::size<2>(fragment);
   ASSERT_EQ(k_steps, 4) << what;  // a 64-wide k tile is 4 k16 steps
   for (int k = 0; k < k_steps; ++k)
@@ -214,15 +211,16 @@ void expect_a_descriptors_match(const TiledMma& mma, Shape tile_shape, uint32_t 
         << what << ", address " << address << ", k step " << k;
 }
 template <class TiledMma, class Shape>
+void expect_a_descriptors_match(const TiledMma& mma, Shape tile_shape, uint32_t address, const char* what) {
+  const auto layout = UMMA::tile_to_mma_shape(UMMA::Layout_K_SW128_Atom<bfloat16_t>{},
+                                              cute::partition_shape_A(mma, tile_shape));
+  expect_k_step_descriptors_match(mma.make_fragment_A(cute_test::smem_tensor(address, layout)), address, what);
+}
+template <class TiledMma, class Shape>
 void expect_b_descriptors_match(const TiledMma& mma, Shape tile_shape, uint32_t address, const char* what) {
   const auto layout = UMMA::tile_to_mma_shape(UMMA::Layout_K_SW128_Atom<bfloat16_t>{},
                                               cute::partition_shape_B(mma, tile_shape));
-  const auto fragment = mma.make_fragment_B(cute_test::smem_tensor(address, layout));
-  const int k_steps = cute::size<2>(fragment);
-  ASSERT_EQ(k_steps, 4) << what;
-  for (int k = 0; k < k_steps; ++k)
-    EXPECT_EQ(sm100_smem_descriptor_k_major_128b(address + k * 32).bits, static_cast<uint64_t>(fragment(0, 0, k)))
-        << what << ", address " << address << ", k step " << k;
+  expect_k_step_descriptors_match(mma.make_fragment_B(cute_test::smem_tensor(address, layout)), address, what);
 }
 
 // 1024-aligned stage addresses across the 227 KB window.

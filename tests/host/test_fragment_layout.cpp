@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <utility>
@@ -22,6 +23,16 @@ struct Entry {
   int lane, element, row, col;
 };
 
+// Each entry's (lane, element) lands on its (row, col); `name` is the register prefix of the PTX figure.
+template <size_t kCount>
+void expect_entries(FragmentCoord (*coord)(int, int), const Entry (&entries)[kCount], const char* name) {
+  for (const Entry& e : entries) {
+    const FragmentCoord at = coord(e.lane, e.element);
+    EXPECT_EQ(at.row, e.row) << "lane " << e.lane << " " << name << e.element;
+    EXPECT_EQ(at.col, e.col) << "lane " << e.lane << " " << name << e.element;
+  }
+}
+
 // ---- mma.sync m16n8k16 --------------------------------------------------------------------------------------
 
 // PTX ISA figure "MMA .m16n8k16 fragment layout for matrix A with .f16/.bf16 type": T0 holds {a0, a1} at
@@ -32,11 +43,7 @@ TEST(MmaM16n8k16, AMatchesThePtxFigure) {
       {0, 6, 8, 8},  {0, 7, 8, 9},  {1, 0, 0, 2},   {3, 1, 0, 7},   {4, 0, 1, 0},  {5, 0, 1, 2},
       {30, 5, 7, 13}, {31, 0, 7, 6}, {31, 3, 15, 7}, {31, 7, 15, 15},
   };
-  for (const Entry& e : entries) {
-    const FragmentCoord at = mma_m16n8k16_a(e.lane, e.element);
-    EXPECT_EQ(at.row, e.row) << "lane " << e.lane << " a" << e.element;
-    EXPECT_EQ(at.col, e.col) << "lane " << e.lane << " a" << e.element;
-  }
+  expect_entries(mma_m16n8k16_a, entries, "a");
 }
 
 // "... for matrix B": T0 holds {b0, b1} at rows (k) 0-1 of column (n) 0 and {b2, b3} at rows 8-9; T1 rows
@@ -46,11 +53,7 @@ TEST(MmaM16n8k16, BMatchesThePtxFigure) {
       {0, 0, 0, 0}, {0, 1, 1, 0}, {0, 2, 8, 0},  {0, 3, 9, 0},  {1, 0, 2, 0},
       {4, 0, 0, 1}, {6, 2, 12, 1}, {27, 1, 7, 6}, {31, 3, 15, 7},
   };
-  for (const Entry& e : entries) {
-    const FragmentCoord at = mma_m16n8k16_b(e.lane, e.element);
-    EXPECT_EQ(at.row, e.row) << "lane " << e.lane << " b" << e.element;
-    EXPECT_EQ(at.col, e.col) << "lane " << e.lane << " b" << e.element;
-  }
+  expect_entries(mma_m16n8k16_b, entries, "b");
 }
 
 // "... for accumulator matrix C/D": T0 holds {c0, c1} at row 0, columns 0-1 and {c2, c3} at row 8.
@@ -58,11 +61,7 @@ TEST(MmaM16n8k16, CMatchesThePtxFigure) {
   const Entry entries[] = {
       {0, 0, 0, 0}, {0, 1, 0, 1}, {0, 2, 8, 0}, {0, 3, 8, 1}, {5, 0, 1, 2}, {18, 2, 12, 4}, {31, 3, 15, 7},
   };
-  for (const Entry& e : entries) {
-    const FragmentCoord at = mma_m16n8k16_c(e.lane, e.element);
-    EXPECT_EQ(at.row, e.row) << "lane " << e.lane << " c" << e.element;
-    EXPECT_EQ(at.col, e.col) << "lane " << e.lane << " c" << e.element;
-  }
+  expect_entries(mma_m16n8k16_c, entries, "c");
 }
 
 // Each (lane, element) lands on its own cell, and together they cover the tile.
