@@ -1,4 +1,4 @@
-// Kernel 09 — the cluster tiles visited along a Hilbert curve.
+// Kernel 09 — the schedule: cluster tiles along a Hilbert curve, and the last round split along K.
 //
 // Kernels 06-08 walk the tiles in grouped order: bands of tile rows, column by column. The tiles in flight
 // together (one per cluster, a "wave") form a block kGroupRows tall, but consecutive waves jump: at the end of
@@ -11,8 +11,16 @@
 // distinct A and B tiles per wave for this order against row-major and grouped orders).
 //
 // The order is computed on the host when the kernel is prepared for a shape and handed to the kernel as a
-// table of packed (row, column) cluster tiles in device memory, one 4-byte load per tile: nothing else
-// changes. Everything else is kernel 08's.
+// table of packed (row, column) cluster tiles in device memory, one 4-byte load per tile.
+//
+// The order decides which tiles run together; it cannot fix how many rounds there are. At 8192³ the 1024
+// cluster tiles make 15.52 rounds of 66 clusters, and half the GPU idles through the 16th. So the tail of
+// the order is cut along K instead (stream-K, common/stream_k.h): whole tiles round robin while every
+// cluster has one, then the k blocks of the remaining tiles shared out evenly. A cluster whose share starts
+// inside a tile writes its fp32 partial sums to a workspace and raises a flag; the cluster that computed the
+// tile's first k blocks waits for the flags, adds the partials and stores C. The split is used only when
+// it pays (common/stream_k.h: at 8192³ and 16384 × 4096 × 14336, not at 4096³ or 4096 × 14336 × 4096).
+// Everything else is kernel 08's.
 //
 // Shapes: any M; N and K multiples of 8.
 
@@ -31,6 +39,7 @@
 #include "common/setmaxnreg.h"
 #include "common/shared_storage.h"
 #include "common/stmatrix.h"
+#include "common/stream_k.h"
 #include "common/swizzle.h"
 #include "common/tensor_map.h"
 #include "common/tma.h"
@@ -74,6 +83,7 @@ constexpr int kStoreRounds = 2;
 constexpr int kStoreBoxes = kBlockN / kBoxCols / kStoreRounds;
 constexpr int kChunksPerRound = kBlockN / 8 / kStoreRounds;     // 8-column accumulator chunks per round
 static_assert(kBlockN % (kBoxCols * kStoreRounds) == 0);
+constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile, in the workspace
 
 struct SharedStorage {
   alignas(1024) bf16 a[kStages][kBlockM * kBlockK];
@@ -108,10 +118,10 @@ __device__ __forceinline__ void stage_accumulators(const float (&acc)[kBlockN / 
 __global__ void __launch_bounds__(kThreads, 1)
     hilbert_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_c, GemmProblem problem, const uint32_t* tile_order,
-                   int cluster_tiles) {
+                   StreamKSchedule schedule, float* partials, uint32_t* partial_flags, uint32_t launch_epoch) {
 #if GEMM_SM90A_DEVICE_CODE
   SharedStorage& smem = shared_storage<SharedStorage>();
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int worker = cluster_index();  // the schedule's workers are clusters
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const uint32_t rank = cluster_cta_rank();
   const int rank_m = rank % kClusterM, rank_n = rank / kClusterM;  // this CTA's place in the cluster's block
@@ -135,11 +145,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     setmaxnreg_dec<kProducerRegisters>();
     if (threadIdx.x == 0) {
       PipelineState<kStages> write;
-      for (int tile = cluster_index(); tile < cluster_tiles; tile += cluster_count()) {
-        const TileCoord cluster_tile = unpack_tile(tile_order[tile]);
+      for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
+        const TileCoord cluster_tile = unpack_tile(tile_order[unit.tile]);
         const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
         const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
-        for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        for (int k_tile = unit.k_begin; k_tile < unit.k_end; ++k_tile) {
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
           mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kTileBytesB);
           bf16* slice_a = smem.a[write.stage] + rank_n * kSliceRowsA * kBlockK;
@@ -171,11 +181,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (uint32_t cta = 0; cta < kClusterSize; ++cta)
         if (stage_readers & (1u << cta)) mbarrier_arrive_cluster(&smem.empty[stage], cta);
     };
-    float acc[kBlockN / 2];  // written by each tile's first wgmma (scale-d = 0): no clearing
+    // The workspace slot (and flag) of this warpgroup's counterpart in cluster `w`: same rank, same consumer.
+    const auto slot_of = [&](int w) { return (w * kClusterSize + static_cast<int>(rank)) * kConsumers + consumer; };
+    const int consumer_thread = threadIdx.x % kWarpgroupThreads;
+    float acc[kBlockN / 2];  // written by each unit's first wgmma (scale-d = 0): no clearing
     PipelineState<kStages> read, release;
-    for (int tile = cluster_index(); tile < cluster_tiles; tile += cluster_count()) {
-      const TileCoord cluster_tile = unpack_tile(tile_order[tile]);
-      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
+      const TileCoord cluster_tile = unpack_tile(tile_order[unit.tile]);
+      for (int k_tile = unit.k_begin; k_tile < unit.k_end; ++k_tile) {
         mbarrier_wait(&smem.full[read.stage], read.phase);
         wgmma_fence();
         const uint32_t a_base = smem_address(smem.a[read.stage]) + consumer * kWgmmaM * kRowBytes;
@@ -184,12 +197,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
           wgmma_m64n256k16(acc, wgmma_descriptor_k_major_128b(a_base + k_offset),
-                           wgmma_descriptor_k_major_128b(b_base + k_offset), k_tile > 0 || k_step > 0);
+                           wgmma_descriptor_k_major_128b(b_base + k_offset), k_tile > unit.k_begin || k_step > 0);
         }
         wgmma_commit_group();
         read.advance();
         wgmma_wait_group<1>();  // the previous k tile's group is done: release its stage
-        if (k_tile >= 1) {
+        if (k_tile > unit.k_begin) {
           release_stage(release.stage);
           release.advance();
         }
@@ -198,6 +211,21 @@ __global__ void __launch_bounds__(kThreads, 1)
       release_stage(release.stage);
       release.advance();
       wgmma_fence_operands(acc);
+      if (unit.is_partial()) {  // the tile's owner adds these sums: to the workspace, then raise the flag
+        store_partial(acc, partials + slot_of(worker) * kPartialFloats, consumer_thread, kWarpgroupThreads);
+        named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // every thread's part is written ...
+        if (store_leader) flag_store_release(&partial_flags[slot_of(worker)], launch_epoch);  // ... then the flag
+        continue;
+      }
+      // The owner of a split tile: add the partials of the workers holding the rest of its k blocks.
+      if (unit.k_end < schedule.k_tiles) {
+        for (int contributor = worker + 1; contributor < schedule.contributors_end(worker, unit.tile); ++contributor) {
+          if (!schedule.contributes_to(contributor, unit.tile)) continue;
+          if (store_leader) flag_wait_acquire(&partial_flags[slot_of(contributor)], launch_epoch);
+          named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // the leader saw the flag: all may read
+          add_partial(acc, partials + slot_of(contributor) * kPartialFloats, consumer_thread, kWarpgroupThreads);
+        }
+      }
       const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + consumer * kWgmmaM;
       const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
 #pragma unroll
@@ -238,11 +266,24 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   const auto tile_order = std::make_shared<DeviceBuffer<uint32_t>>(table.size(), "the Hilbert tile order");
   CUDA_CHECK(cudaMemcpy(tile_order->get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
   const int cluster_tiles = static_cast<int>(table.size());
-  const int grid =
-      persistent_cluster_count(hilbert_kernel, kThreads, kSharedBytes, kClusterSize, cluster_tiles) * kClusterSize;
+  const int clusters = persistent_cluster_count(hilbert_kernel, kThreads, kSharedBytes, kClusterSize, cluster_tiles);
+  const int grid = clusters * kClusterSize;
+  // The stream-K split of the last round, and when it splits, the workspace for the partial sums (a slot
+  // per consumer warpgroup of every CTA) and the slots' flags. A flag is raised to the launch's epoch, a
+  // number that grows with every launch (never 0, the flags' first value), so the flags need no clearing
+  // between launches; launches of one prepared problem must not overlap (the runner's run in order on a stream).
+  const StreamKSchedule schedule = StreamKSchedule::make(cluster_tiles, ceil_div(problem.k, kBlockK), clusters);
+  const bool split = schedule.whole_tiles < schedule.tiles;
+  const size_t slots = split ? static_cast<size_t>(clusters) * kClusterSize * kConsumers : 0;
+  const auto partials = std::make_shared<DeviceBuffer<float>>(slots * kPartialFloats, "the stream-K partial sums");
+  const auto partial_flags = std::make_shared<DeviceBuffer<uint32_t>>(slots, "the stream-K flags");
+  if (split) CUDA_CHECK(cudaMemset(partial_flags->get(), 0, slots * sizeof(uint32_t)));
+  const auto epoch = std::make_shared<uint32_t>(0);
   const auto enqueue = [=](cudaStream_t stream) {
+    if (++*epoch == 0) *epoch = 1;
     launch_with_cluster(hilbert_kernel, grid, kThreads, kSharedBytes, kClusterSize, stream, map_a, map_b, map_c,
-                        problem, static_cast<const uint32_t*>(tile_order->get()), cluster_tiles);
+                        problem, static_cast<const uint32_t*>(tile_order->get()), schedule, partials->get(),
+                        partial_flags->get(), *epoch);
   };
   return {enqueue, reinterpret_cast<const void*>(hilbert_kernel)};
 }
@@ -250,4 +291,4 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
-// sass: sm_90a hilbert_kernel UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8
+// sass: sm_90a hilbert_kernel UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU

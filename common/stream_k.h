@@ -1,0 +1,171 @@
+// A stream-K split of the last, partial wave of tiles. Introduced by kernel 09.
+//
+// A persistent kernel with W workers (CTAs or clusters) and T tiles runs ⌈T / W⌉ rounds; when T is not a
+// multiple of W the last round is partly idle: at 8192³ with 128 × 256 tiles in 2-CTA clusters, T = 1024
+// cluster tiles on W = 66 clusters is 15.52 rounds, so half the GPU waits through the 16th. Stream-K (Osama,
+// Merrill, Cecka, Garland, Sattarzadeh: "Stream-K: Work-centric Parallel Decomposition for Dense Matrix
+// Multiplication on the GPU", PPoPP 2023) cuts the work along K instead: every worker gets the same number
+// of k blocks. We use the paper's hybrid: the first ⌊T / W⌋ · W tiles stay whole ("data-parallel", worker w
+// takes positions w, w + W, ...), and only the k blocks of the remaining R = T mod W tiles are split evenly
+// among all W workers, so the last round takes R / W of a tile's time instead of a whole one.
+//
+//   R = 3 tiles of 8 k blocks on W = 4 workers: 24 blocks, 6 each
+//
+//     tile 0: k 0..5 worker 0 (owner) | k 6..7 worker 1
+//     tile 1: k 0..3 worker 1 (owner) | k 4..7 worker 2
+//     tile 2: k 0..1 worker 2 (owner) | k 2..7 worker 3
+//
+// A worker's share is one contiguous run of the (tile, k) iterations, so it is at most a partial tile's tail
+// (k_begin > 0; the worker's first unit) followed by heads or whole tiles. The worker that computes a tile's
+// head (k_begin = 0) owns the tile: it adds the partial sums of the workers holding the rest of the tile's k
+// blocks and writes C. The others write their partial sums to a workspace and raise a flag. A partial unit is
+// always its worker's first, an owned head its worker's last, so an owner only ever waits for work that its
+// contributors did before anything else: every worker is resident (one per SM), nobody waits in a cycle.
+//
+// Splitting has a price: a partial-sum round trip through the L2 per worker (128 KB per CTA of kernel 09), owners
+// that wait for it at the end, and workers at different k positions on neighbouring tiles, which share fewer
+// operand loads in the L2 than a round of whole tiles in step. Measured on an H100 (kernel 09's notes) it is
+// worth about 30 k blocks of a worker's time, so the policy splits only when the last round leaves at least
+// kMinIdleIterations k blocks idle per worker, ((W - R) / W) · k_tiles, and gives every worker at least
+// kMinIterations k blocks (thinner shares make owners add many partials one after another).
+//
+// Host and device code, so the host tests can check the schedule (every iteration once, one partial per
+// worker, each owner's contributors, balance).
+#pragma once
+
+#include <cuda_runtime.h>  // __host__ __device__ for host compilers too
+
+#include <cstdint>
+
+namespace gemm {
+
+// A run of k blocks [k_begin, k_end) of the tile at position `tile` of the tile order; tile < 0: no more work.
+struct WorkUnit {
+  int tile = -1;
+  int k_begin = 0;
+  int k_end = 0;
+
+  __host__ __device__ bool valid() const { return tile >= 0; }
+  // Not the tile's first k block: the sums go to the workspace, for the owner.
+  __host__ __device__ bool is_partial() const { return k_begin > 0; }
+};
+
+struct StreamKSchedule {
+  int tiles = 0;     // tiles in the order, positions 0 .. tiles - 1
+  int k_tiles = 1;   // k blocks per tile
+  int workers = 1;   // persistent workers
+  int whole_tiles = 0;  // positions [0, whole_tiles) go whole, round robin; the rest is split along K
+
+  // The policy's thresholds (see the header).
+  static constexpr int kMinIdleIterations = 32;
+  static constexpr int kMinIterations = 4;
+
+  // The schedule for `tiles` tiles of `k_tiles` k blocks on `workers` workers, split or not by the policy.
+  static StreamKSchedule make(int tiles, int k_tiles, int workers) {
+    StreamKSchedule schedule{tiles, k_tiles, workers, tiles};
+    const int remainder = tiles % workers;
+    const bool split = remainder > 0 &&
+                       int64_t{workers - remainder} * k_tiles >= int64_t{kMinIdleIterations} * workers &&
+                       int64_t{remainder} * k_tiles >= int64_t{kMinIterations} * workers;
+    if (split) schedule.whole_tiles = tiles - remainder;
+    return schedule;
+  }
+
+  __host__ __device__ int64_t split_iterations() const { return int64_t{tiles - whole_tiles} * k_tiles; }
+
+  // The first split iteration of `worker` (iteration i is k block i % k_tiles of tile i / k_tiles), and
+  // for worker = workers, the end of them all.
+  __host__ __device__ int64_t split_begin(int worker) const {
+    return int64_t{whole_tiles} * k_tiles + split_iterations() * worker / workers;
+  }
+
+  __host__ __device__ WorkUnit first(int worker) const {
+    if (worker < whole_tiles) return {worker, 0, k_tiles};
+    return split_unit(split_begin(worker), split_begin(worker + 1));
+  }
+
+  __host__ __device__ WorkUnit next(int worker, const WorkUnit& unit) const {
+    if (unit.tile < whole_tiles) {
+      const int tile = unit.tile + workers;
+      if (tile < whole_tiles) return {tile, 0, k_tiles};
+      return split_unit(split_begin(worker), split_begin(worker + 1));
+    }
+    return split_unit(int64_t{unit.tile} * k_tiles + unit.k_end, split_begin(worker + 1));
+  }
+
+  // Whether `worker`'s first split unit is a partial of `tile`, which the tile's owner must add.
+  __host__ __device__ bool contributes_to(int worker, int tile) const {
+    const int64_t begin = split_begin(worker);
+    return begin < split_begin(worker + 1) && begin / k_tiles == tile && begin % k_tiles != 0;
+  }
+
+  // The workers whose partials the owner `worker` of `tile` adds are worker + 1, worker + 2, ... up to (not
+  // including) this one: the first whose split work begins past the tile.
+  __host__ __device__ int contributors_end(int worker, int tile) const {
+    const int64_t tile_end = int64_t{tile + 1} * k_tiles;
+    int end = worker + 1;
+    while (end < workers && split_begin(end) < tile_end) ++end;
+    return end;
+  }
+
+ private:
+  // The unit that starts at iteration `begin` of a worker's split run ending at `end`.
+  __host__ __device__ WorkUnit split_unit(int64_t begin, int64_t end) const {
+    if (begin >= end) return {};
+    const int tile = static_cast<int>(begin / k_tiles);
+    const int k_begin = static_cast<int>(begin - int64_t{tile} * k_tiles);
+    const int64_t tile_end = int64_t{tile + 1} * k_tiles;
+    const int k_end = static_cast<int>((end < tile_end ? end : tile_end) - int64_t{tile} * k_tiles);
+    return {tile, k_begin, k_end};
+  }
+};
+
+// ---- device side: the partial sums' round trip ------------------------------------------------------------
+#ifdef __CUDACC__  // not for the host compiler of the host tests
+
+
+// Release: raise a flag in global memory to `value` once this thread's earlier writes, and (through a CTA or
+// named barrier before the call) those of the threads it synchronised with, are visible GPU-wide (PTX ISA,
+// "Memory Consistency Model": st.release is a release pattern at .gpu scope).
+__device__ __forceinline__ void flag_store_release(uint32_t* flag, uint32_t value) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
+// Acquire: spin until the flag reads `value`; what its writer released is visible to this thread after.
+__device__ __forceinline__ void flag_wait_acquire(const uint32_t* flag, uint32_t value) {
+  uint32_t seen;
+  do {
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(flag) : "memory");
+  } while (seen != value);
+}
+
+// A thread's kCount accumulators to and from a workspace slot of kCount × `threads` floats laid out
+// thread-fastest in groups of four (float4 j of thread t at [j · threads + t]): the owner's threads hold the
+// same fragments as the contributor's, so no layout is needed beyond "same thread, same register", and each
+// warp's accesses are 512 contiguous bytes. Loads bypass L1 (ld.global.cg): the slot was written by another
+// SM.
+template <int kCount>
+__device__ __forceinline__ void store_partial(const float (&acc)[kCount], float* slot, int thread, int threads) {
+  static_assert(kCount % 4 == 0);
+  float4* out = reinterpret_cast<float4*>(slot);
+#pragma unroll
+  for (int j = 0; j < kCount / 4; ++j)
+    out[j * threads + thread] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+}
+
+template <int kCount>
+__device__ __forceinline__ void add_partial(float (&acc)[kCount], const float* slot, int thread, int threads) {
+  const float4* in = reinterpret_cast<const float4*>(slot);
+#pragma unroll
+  for (int j = 0; j < kCount / 4; ++j) {
+    const float4 partial = __ldcg(in + j * threads + thread);
+    acc[4 * j] += partial.x;
+    acc[4 * j + 1] += partial.y;
+    acc[4 * j + 2] += partial.z;
+    acc[4 * j + 3] += partial.w;
+  }
+}
+
+#endif  // __CUDACC__
+
+}  // namespace gemm

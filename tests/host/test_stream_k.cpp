@@ -1,0 +1,140 @@
+// The stream-K split of the last round (common/stream_k.h): every (tile, k block) iteration done exactly once,
+// at most one partial unit per worker and it comes first, an owner's contributors are exactly the workers
+// holding the rest of its tile and they did it before anything else, balance, and the policy on the benchmark
+// shapes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "common/stream_k.h"
+
+namespace gemm {
+namespace {
+
+std::vector<WorkUnit> units_of(const StreamKSchedule& schedule, int worker) {
+  std::vector<WorkUnit> units;
+  for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
+    units.push_back(unit);
+    if (units.size() > 1'000'000) break;  // a loop that never ends fails below instead of hanging
+  }
+  return units;
+}
+
+// Everything the kernel relies on, for one schedule.
+void check_schedule(const StreamKSchedule& schedule) {
+  SCOPED_TRACE(testing::Message() << schedule.tiles << " tiles of " << schedule.k_tiles << " k blocks on "
+                                  << schedule.workers << " workers, " << schedule.whole_tiles << " whole");
+  std::map<int, std::vector<int>> done;  // tile -> how often each k block was done
+  std::map<int, int> owner;                // split tile -> its owner
+  std::map<int, std::set<int>> partial_workers;  // split tile -> the workers with a partial unit of it
+  std::vector<int64_t> split_work(schedule.workers, 0);
+  for (int worker = 0; worker < schedule.workers; ++worker) {
+    const std::vector<WorkUnit> units = units_of(schedule, worker);
+    for (size_t i = 0; i < units.size(); ++i) {
+      const WorkUnit& unit = units[i];
+      ASSERT_GE(unit.tile, 0);
+      ASSERT_LT(unit.tile, schedule.tiles);
+      ASSERT_LE(0, unit.k_begin);
+      ASSERT_LT(unit.k_begin, unit.k_end) << "an empty unit";
+      ASSERT_LE(unit.k_end, schedule.k_tiles);
+      auto& blocks = done[unit.tile];
+      blocks.resize(schedule.k_tiles);
+      for (int k = unit.k_begin; k < unit.k_end; ++k) ++blocks[k];
+      const bool whole = unit.k_begin == 0 && unit.k_end == schedule.k_tiles;
+      if (unit.tile < schedule.whole_tiles) {
+        EXPECT_TRUE(whole) << "tile " << unit.tile << " is in the whole part";
+        EXPECT_EQ(unit.tile % schedule.workers, worker) << "whole tiles go round robin";
+        continue;
+      }
+      split_work[worker] += unit.k_end - unit.k_begin;
+      if (unit.is_partial()) {
+        // The first split unit of its worker: everything before it is whole tiles.
+        for (size_t j = 0; j < i; ++j) EXPECT_LT(units[j].tile, schedule.whole_tiles) << "partial unit not first";
+        EXPECT_TRUE(schedule.contributes_to(worker, unit.tile));
+        partial_workers[unit.tile].insert(worker);
+      } else {
+        EXPECT_FALSE(schedule.contributes_to(worker, unit.tile));
+        if (!whole) {
+          EXPECT_EQ(i + 1, units.size()) << "an owned head must be its worker's last unit";
+          owner[unit.tile] = worker;
+        }
+      }
+    }
+  }
+  for (int tile = 0; tile < schedule.tiles; ++tile) {
+    ASSERT_EQ(done[tile].size(), static_cast<size_t>(schedule.k_tiles)) << "tile " << tile << " never visited";
+    for (int k = 0; k < schedule.k_tiles; ++k)
+      EXPECT_EQ(done[tile][k], 1) << "tile " << tile << ", k block " << k;
+  }
+  // Each split tile has one owner; its contributors are exactly the workers holding its other k blocks, all
+  // after the owner in worker order (they did their partial first; the owner waits at its end).
+  for (const auto& [tile, workers] : partial_workers) {
+    ASSERT_TRUE(owner.count(tile)) << "tile " << tile << " has partials but no owner";
+    const int head = owner[tile];
+    std::set<int> listed;
+    for (int worker = head + 1; worker < schedule.contributors_end(head, tile); ++worker)
+      if (schedule.contributes_to(worker, tile)) listed.insert(worker);
+    EXPECT_EQ(listed, workers) << "tile " << tile;
+  }
+  for (const auto& [tile, head] : owner) EXPECT_TRUE(partial_workers.count(tile)) << "tile " << tile;
+  // Balance: the split work differs by at most one k block between workers.
+  if (schedule.whole_tiles < schedule.tiles) {
+    const auto [least, most] = std::minmax_element(split_work.begin(), split_work.end());
+    EXPECT_LE(*most - *least, 1);
+  }
+}
+
+TEST(StreamK, EveryIterationOnceOnePartialPerWorkerOwnersAndContributors) {
+  for (int workers : {1, 2, 3, 7, 66, 132})
+    for (int tiles : {1, 2, 5, 66, 67, 100, 131, 1024, 1000})
+      for (int k_tiles : {1, 2, 7, 64, 128, 224}) {
+        check_schedule(StreamKSchedule::make(tiles, k_tiles, workers));
+        // The split forced on every remainder, past the policy, to cover thin splits (down to one k block a
+        // worker and tiles shared by many workers).
+        StreamKSchedule forced{tiles, k_tiles, workers, tiles - tiles % workers};
+        check_schedule(forced);
+      }
+}
+
+// The benchmark shapes with 128 × 256 tiles in 2-CTA clusters on 66 clusters (132 SMs): whole rounds, then
+// the remainder split into 66 runs of k blocks.
+TEST(StreamK, PolicyOnTheBenchmarkShapes) {
+  // 8192³: 1024 cluster tiles of 128 k blocks, 15 rounds and 34 tiles; each cluster gets 34 · 128 / 66 ≈ 65.9
+  const StreamKSchedule cube = StreamKSchedule::make(1024, 128, 66);
+  EXPECT_EQ(cube.whole_tiles, 990);
+  EXPECT_EQ(cube.split_iterations(), 34 * 128);
+  EXPECT_EQ(cube.first(0).tile, 0);
+  EXPECT_EQ(cube.next(0, {924, 0, 128}).tile, 990);  // after its 15th whole tile, worker 0's split run
+  const WorkUnit first_split = cube.next(0, {924, 0, 128});
+  EXPECT_EQ(first_split.k_begin, 0);
+  EXPECT_EQ(first_split.k_end, 65);  // 4352 · 1 / 66 = 65.9: worker 1 starts at iteration 65
+  const WorkUnit partial = cube.next(1, {925, 0, 128});
+  EXPECT_EQ(partial.tile, 990);
+  EXPECT_EQ(partial.k_begin, 65);
+  EXPECT_EQ(partial.k_end, 128);
+  // 16384 × 4096 × 14336: the same 1024 tiles with 224 k blocks
+  EXPECT_EQ(StreamKSchedule::make(1024, 224, 66).whole_tiles, 990);
+  // 4096 × 14336 × 4096: 896 cluster tiles of 64, 13 rounds and 38 tiles: 28 of 66 clusters idle for 64 k
+  // blocks is 27 per cluster, under 32: left whole
+  EXPECT_EQ(StreamKSchedule::make(896, 64, 66).whole_tiles, 896);
+  // 4096³: 256 cluster tiles, 3 rounds and 58: 8 idle clusters, 7.8 k blocks each: whole
+  EXPECT_EQ(StreamKSchedule::make(256, 64, 66).whole_tiles, 256);
+  // 16384³: 4096 cluster tiles, 62 rounds and 4: 62 idle clusters for 256 k blocks; 4 · 256 / 66 = 15.5 k
+  // blocks a cluster: split
+  EXPECT_EQ(StreamKSchedule::make(4096, 256, 66).whole_tiles, 4092);
+  // The GPU tests' split shapes: 2304 × 2048 × 4096 (72 cluster tiles of 64) and 4352 × 1024 × 8448 (68 of
+  // 132: two tiles, each shared by 33 clusters)
+  EXPECT_EQ(StreamKSchedule::make(72, 64, 66).whole_tiles, 66);
+  EXPECT_EQ(StreamKSchedule::make(68, 132, 66).whole_tiles, 66);
+  EXPECT_EQ(StreamKSchedule::make(68, 132, 66).contributors_end(0, 66), 33);
+  // No remainder: nothing split.
+  EXPECT_EQ(StreamKSchedule::make(132, 64, 66).whole_tiles, 132);
+  // Too few k blocks to give every worker 4: left whole (two tiles of 64 on 66 workers).
+  EXPECT_EQ(StreamKSchedule::make(68, 64, 66).whole_tiles, 68);
+}
+
+}  // namespace
+}  // namespace gemm
