@@ -20,13 +20,14 @@
 // head (k_begin = 0) owns the tile: it adds the partial sums of the workers holding the rest of the tile's k
 // blocks and writes C. The others write their partial sums to a workspace and raise a flag. A partial unit is
 // always its worker's first, an owned head its worker's last, so an owner only ever waits for work that its
-// contributors did before anything else: every worker is resident (one per SM), nobody waits in a cycle.
+// contributors did before anything else: every worker is resident at once (a persistent grid), so nobody
+// waits in a cycle.
 //
-// Splitting has a price: a partial-sum round trip through the L2 per worker (128 KB per CTA of kernel 09), owners
-// that wait for it at the end, and workers at different k positions on neighbouring tiles, which share fewer
-// operand loads in the L2 than a round of whole tiles in step. Measured on an H100 (kernel 09's notes) it is
-// worth about 30 k blocks of a worker's time, so the policy splits only when the last round leaves at least
-// kMinIdleIterations k blocks idle per worker, ((W - R) / W) · k_tiles, and gives every worker at least
+// Splitting has a price: a partial-sum round trip through the L2 per worker (128 KB per CTA of kernel 09),
+// owners that wait for it at the end, and workers at different k positions on neighbouring tiles, which share
+// fewer operand loads in the L2 than a round of whole tiles in step. Measured on an H100 (kernel 09's notes)
+// it is worth about 30 k blocks of a worker's time, so the policy splits only when the last round leaves at
+// least kMinIdleIterations k blocks idle per worker, ((W - R) / W) · k_tiles, and gives every worker at least
 // kMinIterations k blocks (thinner shares make owners add many partials one after another).
 //
 // Host and device code, so the host tests can check the schedule (every iteration once, one partial per
@@ -122,7 +123,6 @@ struct StreamKSchedule {
 
 // ---- device side: the partial sums' round trip ------------------------------------------------------------
 #ifdef __CUDACC__  // not for the host compiler of the host tests
-
 
 // Release: raise a flag in global memory to `value` once this thread's earlier writes, and (through a CTA or
 // named barrier before the call) those of the threads it synchronised with, are visible GPU-wide (PTX ISA,

@@ -271,7 +271,7 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   // The stream-K split of the last round, and when it splits, the workspace for the partial sums (a slot
   // per consumer warpgroup of every CTA) and the slots' flags. A flag is raised to the launch's epoch, a
   // number that grows with every launch (never 0, the flags' first value), so the flags need no clearing
-  // between launches; launches of one prepared problem must not overlap (the runner's run in order on a stream).
+  // between launches; launches of one prepared problem must not overlap (the runner's run in order on one stream).
   const StreamKSchedule schedule = StreamKSchedule::make(cluster_tiles, ceil_div(problem.k, kBlockK), clusters);
   const bool split = schedule.whole_tiles < schedule.tiles;
   const size_t slots = split ? static_cast<size_t>(clusters) * kClusterSize * kConsumers : 0;
