@@ -5,10 +5,11 @@
 # simple reference (--reference simple: racecheck cannot run cuBLAS's cluster kernels), so the results are
 # validated too, and every kernel of the run is instrumented (initcheck must see the writes that fill A and B).
 #
-#   scripts/sanitize.sh [--gemm PATH] [--tool TOOL] [ID...]
+#   scripts/sanitize.sh [--gemm PATH] [--tool TOOL] [--shapes MxNxK,...] [ID...]
 #
 # Defaults: build/gemm, all four tools, every ladder kernel this GPU runs (from `gemm list --json`; the cuBLAS
-# reference, id 0, only when named). Prints one line
+# reference, id 0, only when named), the shapes below (--shapes replaces them: e.g. 2304x2048x2816 makes
+# kernel 09 split its last round along K on a 132-SM GPU, a path the small shapes never take). Prints one line
 # per kernel and tool and a summary. Exit 0 when every run is clean, 1 when a tool reported an error or a
 # check failed, 77 when no GPU is visible or none of the kernels named runs here, 2 on bad usage. A missing
 # compute-sanitizer is an error (exit 2), never a silent skip.
@@ -17,11 +18,13 @@ cd "$(dirname "$0")/.."
 gemm=build/gemm
 tools=(memcheck racecheck synccheck initcheck)
 ids=()
+custom_shapes=
 while [ $# -gt 0 ]; do
   case "$1" in
     --gemm) gemm=${2:?--gemm needs a path}; shift 2 ;;
+    --shapes) custom_shapes=${2:?--shapes needs a list of MxNxK}; shift 2 ;;
     --tool) tools=("${2:?--tool needs memcheck, racecheck, synccheck or initcheck}"); shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     -*) echo "sanitize.sh: unknown option $1" >&2; exit 2 ;;
     *) ids+=("$1"); shift ;;
   esac
@@ -57,6 +60,7 @@ for id in "${ids[@]}"; do
   if [ "$here" != 1 ]; then echo "skip  kernel $id ($name): does not run on this GPU"; continue; fi
   shapes=$aligned_shapes
   [ "$rule" = any ] && shapes=$shapes,$odd_shapes
+  [ -n "$custom_shapes" ] && shapes=$custom_shapes
   for tool in "${tools[@]}"; do
     runs=$((runs + 1))
     log=$(mktemp)
