@@ -130,6 +130,9 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   EXPECT_EQ(StreamKSchedule::make(72, 64, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(68, 132, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(68, 132, 66).contributors_end(0, 66), 33);
+  // scripts/sanitize.sh's example, 2304 × 2048 × 2816: 72 cluster tiles of 44 k blocks, just split
+  EXPECT_EQ(StreamKSchedule::make(72, 44, 66).whole_tiles, 66);
+  EXPECT_EQ(StreamKSchedule::make(72, 43, 66).whole_tiles, 72);
   // No remainder: nothing split.
   EXPECT_EQ(StreamKSchedule::make(132, 64, 66).whole_tiles, 132);
   // Too few k blocks to give every worker 4: left whole (two tiles of 64 on 66 workers).
