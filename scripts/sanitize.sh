@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compute-sanitizer's four tools over the ladder's kernels, at a few small ragged shapes: memcheck (out of
+# compute-sanitizer's four tools over the ladder's kernels, at a few ragged shapes: memcheck (out of
 # bounds and misaligned accesses), racecheck (shared-memory hazards), synccheck (barrier misuse) and
 # initcheck (reads of memory nothing wrote). Each run is `gemm check` of one kernel against the runner's own
 # simple reference (--reference simple: racecheck cannot run cuBLAS's cluster kernels), so the results are
@@ -8,10 +8,9 @@
 #   scripts/sanitize.sh [--gemm PATH] [--tool TOOL] [--shapes MxNxK,...] [ID...]
 #
 # Defaults: build/gemm, all four tools, every ladder kernel this GPU runs (from `gemm list --json`; the cuBLAS
-# reference, id 0, only when named), the shapes below (--shapes replaces them: e.g. 2304x2048x2816 makes
-# kernel 09 split its last round along K on a 132-SM GPU, a path the small shapes never take). Prints one line
-# per kernel and tool and a summary. Exit 0 when every run is clean, 1 when a tool reported an error or a
-# check failed, 77 when no GPU is visible or none of the kernels named runs here, 2 on bad usage. A missing
+# reference, id 0, only when named), the shapes below (--shapes replaces them). Prints one line per kernel
+# and tool and a summary. Exit 0 when every run is clean, 1 when a tool reported an error or a check failed,
+# 77 when no GPU is visible or none of the kernels named runs here, 2 on bad usage. A missing
 # compute-sanitizer is an error (exit 2), never a silent skip.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +23,7 @@ while [ $# -gt 0 ]; do
     --gemm) gemm=${2:?--gemm needs a path}; shift 2 ;;
     --shapes) custom_shapes=${2:?--shapes needs a list of MxNxK}; shift 2 ;;
     --tool) tools=("${2:?--tool needs memcheck, racecheck, synccheck or initcheck}"); shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "sanitize.sh: unknown option $1" >&2; exit 2 ;;
     *) ids+=("$1"); shift ;;
   esac
@@ -49,8 +48,9 @@ fi
 [ ${#ids[@]} -gt 0 ] || ids=($(awk '$1 != 0 && $4 == 1 { print $1 }' <<<"$listing"))
 
 # Small and ragged: one tile plus one row/column, several partial tiles, K not a multiple of the k tile;
-# kernels that take any shape also get odd N and K.
-aligned_shapes=129x264x72,67x40x24,300x520x200
+# kernels that take any shape also get odd N and K. 2304 x 2048 x 2816 is more tiles than a GPU has SMs (the
+# persistent kernels loop), and on a 132-SM GPU kernel 09 splits its last round along K.
+aligned_shapes=129x264x72,67x40x24,300x520x200,2304x2048x2816
 odd_shapes=37x29x13
 
 failures=0 runs=0
