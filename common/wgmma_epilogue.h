@@ -1,9 +1,12 @@
-// Writing a warpgroup's wgmma accumulators to C, introduced by kernel 03 (kernel 08 replaces it with a
-// staged TMA store).
+// Writing a warpgroup's wgmma accumulators to C: straight from the registers (store_accumulators_m64,
+// introduced by kernel 03), or staged in shared memory for a TMA store (stage_accumulators_m64, kernel 08).
 #pragma once
 
 #include "common/fragment_layout.h"
 #include "common/gemm_problem.h"
+#include "common/mma_sync.h"
+#include "common/stmatrix.h"
+#include "common/swizzle.h"
 
 namespace gemm {
 
@@ -29,6 +32,28 @@ __device__ __forceinline__ void store_accumulators_m64(const float (&acc)[kN / 2
         *reinterpret_cast<__nv_bfloat162*>(out_row + col) =
             __floats2bfloat162_rn(acc[4 * chunk + 2 * half], acc[4 * chunk + 2 * half + 1]);
     }
+  }
+}
+
+// Writes the 8-column chunks [first_chunk, first_chunk + 8 · kBoxes) of a warpgroup's m64nN accumulator
+// (kAccumulators = N / 2 per thread; common/wgmma.h gives the layout) as bf16 into kBoxes boxes of 64 rows ×
+// 64 columns (128 bytes, the widest box a 128B-swizzled TMA store takes), with stmatrix.x4: per instruction a
+// warp writes a 16 × 16 block, four 8 × 8 matrices (rows 0-7 and 8-15 of its 16 rows, times two chunks). Lane
+// l gives the address of row l % 8 of matrix l / 8; chunk c of row r of a box sits at swizzle_128b(r · 128 +
+// c · 16), as the TMA store expects.
+template <int kAccumulators, int kBoxes>
+__device__ __forceinline__ void stage_accumulators_m64(const float (&acc)[kAccumulators], bf16 (&boxes)[kBoxes][64 * 64],
+                                                       int first_chunk) {
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int matrix = lane / 8;
+  const int row = warp * 16 + lane % 8 + 8 * (matrix % 2);  // row of the warpgroup's 64 whose address this lane gives
+#pragma unroll
+  for (int pair = 0; pair < 4 * kBoxes; ++pair) {
+    const int chunk = first_chunk + 2 * pair;  // accumulator chunks `chunk` and `chunk + 1`
+    const int local = 2 * pair + matrix / 2;   // the chunk this lane addresses, counted from the first box
+    const uint32_t address = smem_address(boxes[local / 8]) + swizzled_chunk_offset(row, local % 8);
+    stmatrix_x4(address, pack_bf16x2(acc[4 * chunk], acc[4 * chunk + 1]), pack_bf16x2(acc[4 * chunk + 2], acc[4 * chunk + 3]),
+                pack_bf16x2(acc[4 * chunk + 4], acc[4 * chunk + 5]), pack_bf16x2(acc[4 * chunk + 6], acc[4 * chunk + 7]));
   }
 }
 

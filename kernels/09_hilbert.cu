@@ -38,12 +38,11 @@
 #include "common/pipeline_state.h"
 #include "common/setmaxnreg.h"
 #include "common/shared_storage.h"
-#include "common/stmatrix.h"
 #include "common/stream_k.h"
-#include "common/swizzle.h"
 #include "common/tensor_map.h"
 #include "common/tma.h"
 #include "common/wgmma.h"
+#include "common/wgmma_epilogue.h"
 
 namespace gemm {
 namespace {
@@ -94,26 +93,6 @@ struct SharedStorage {
 };
 constexpr int kSharedBytes = shared_storage_bytes<SharedStorage>();
 static_assert(kSharedBytes <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of shared memory");
-
-// Writes the 8-column accumulator chunks [first_chunk, first_chunk + kChunksPerRound) of a consumer's
-// m64n256 accumulator (common/wgmma.h gives the layout) into its store buffer as bf16, with stmatrix.x4:
-// per instruction a warp writes a 16 × 16 block, four 8 × 8 matrices (rows 0-7 and 8-15 of its 16 rows, times
-// two chunks). Lane l gives the address of row l % 8 of matrix l / 8; chunk c of row r of a box sits at
-// swizzle_128b(r · 128 + c · 16), as the TMA store expects.
-__device__ __forceinline__ void stage_accumulators(const float (&acc)[kBlockN / 2], bf16 (&buffer)[kStoreBoxes][kWgmmaM * kBoxCols],
-                                                   int first_chunk) {
-  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-  const int matrix = lane / 8;
-  const int row = warp * 16 + lane % 8 + 8 * (matrix % 2);  // row of the consumer's 64 whose address this lane gives
-#pragma unroll
-  for (int pair = 0; pair < kChunksPerRound / 2; ++pair) {
-    const int chunk = first_chunk + 2 * pair;  // accumulator chunks `chunk` and `chunk + 1`
-    const int local = 2 * pair + matrix / 2;   // the chunk this lane addresses, counted within the round
-    const uint32_t address = smem_address(buffer[local / 8]) + swizzled_chunk_offset(row, local % 8);
-    stmatrix_x4(address, pack_bf16x2(acc[4 * chunk], acc[4 * chunk + 1]), pack_bf16x2(acc[4 * chunk + 2], acc[4 * chunk + 3]),
-                pack_bf16x2(acc[4 * chunk + 4], acc[4 * chunk + 5]), pack_bf16x2(acc[4 * chunk + 6], acc[4 * chunk + 7]));
-  }
-}
 
 __global__ void __launch_bounds__(kThreads, 1)
     hilbert_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -232,7 +211,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int round = 0; round < kStoreRounds; ++round) {
         if (store_leader) tma_store_wait_read<0>();  // the buffer's previous store has read it
         named_barrier_sync(consumer_barrier, kWarpgroupThreads);
-        stage_accumulators(acc, smem.c[consumer], round * kChunksPerRound);
+        stage_accumulators_m64(acc, smem.c[consumer], round * kChunksPerRound);  // common/wgmma_epilogue.h
         fence_proxy_async_shared();  // these stmatrix writes must be visible to the TMA store
         named_barrier_sync(consumer_barrier, kWarpgroupThreads);
         if (store_leader) {
