@@ -19,7 +19,8 @@
 // cluster has one, then the k blocks of the remaining tiles shared out evenly. A cluster whose share starts
 // inside a tile writes its fp32 partial sums to a workspace and raises a flag; the cluster that computed the
 // tile's first k blocks waits for the flags, adds the partials and stores C. The split is used only when
-// it pays (common/stream_k.h: at 8192³ and 16384 × 4096 × 14336, not at 4096³ or 4096 × 14336 × 4096).
+// it pays (common/stream_k.h: at 8192³ and 16384 × 4096 × 14336, not at 4096³ or 4096 × 14336 × 4096);
+// where it is not, only as many clusters are launched as the rounds need (64 of 66 on those two shapes).
 // Everything else is kernel 08's.
 //
 // Shapes: any M; N and K multiples of 8.
@@ -245,13 +246,16 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   const auto tile_order = std::make_shared<DeviceBuffer<uint32_t>>(table.size(), "the Hilbert tile order");
   CUDA_CHECK(cudaMemcpy(tile_order->get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
   const int cluster_tiles = static_cast<int>(table.size());
-  const int clusters = persistent_cluster_count(hilbert_kernel, kThreads, kSharedBytes, kClusterSize, cluster_tiles);
-  const int grid = clusters * kClusterSize;
   // The stream-K split of the last round, and when it splits, the workspace for the partial sums (a slot
   // per consumer warpgroup of every CTA) and the slots' flags. A flag is raised to the launch's epoch, a
   // number that grows with every launch (never 0, the flags' first value), so the flags need no clearing
   // between launches; launches of one prepared problem must not overlap (the runner's run in order on one stream).
-  const StreamKSchedule schedule = StreamKSchedule::make(cluster_tiles, ceil_div(problem.k, kBlockK), clusters);
+  // Unsplit, the schedule keeps only the clusters its rounds need, and the grid is sized from it.
+  const StreamKSchedule schedule = StreamKSchedule::make(
+      cluster_tiles, ceil_div(problem.k, kBlockK),
+      persistent_cluster_count(hilbert_kernel, kThreads, kSharedBytes, kClusterSize, cluster_tiles));
+  const int clusters = schedule.workers;
+  const int grid = clusters * kClusterSize;
   const bool split = schedule.whole_tiles < schedule.tiles;
   const size_t slots = split ? static_cast<size_t>(clusters) * kClusterSize * kConsumers : 0;
   const auto partials = std::make_shared<DeviceBuffer<float>>(slots * kPartialFloats, "the stream-K partial sums");

@@ -119,9 +119,15 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   EXPECT_EQ(StreamKSchedule::make(1024, 224, 66).whole_tiles, 990);
   // 4096 × 14336 × 4096: 896 cluster tiles of 64, 13 rounds and 38 tiles: 28 of 66 clusters idle for 64 k
   // blocks is 27 per cluster, under 32: left whole
+  // ... and 14 rounds of 896 tiles need only 64 clusters
   EXPECT_EQ(StreamKSchedule::make(896, 64, 66).whole_tiles, 896);
-  // 4096³: 256 cluster tiles, 3 rounds and 58: 8 idle clusters, 7.8 k blocks each: whole
+  EXPECT_EQ(StreamKSchedule::make(896, 64, 66).workers, 64);
+  // 4096³: 256 cluster tiles, 3 rounds and 58: 8 idle clusters, 7.8 k blocks each: whole, on 64 clusters
   EXPECT_EQ(StreamKSchedule::make(256, 64, 66).whole_tiles, 256);
+  EXPECT_EQ(StreamKSchedule::make(256, 64, 66).workers, 64);
+  // Split schedules keep every worker.
+  EXPECT_EQ(cube.workers, 66);
+  EXPECT_EQ(StreamKSchedule::make(4096, 256, 66).workers, 66);
   // 16384³: 4096 cluster tiles, 62 rounds and 4: 62 idle clusters for 256 k blocks; 4 · 256 / 66 = 15.5 k
   // blocks a cluster: split
   EXPECT_EQ(StreamKSchedule::make(4096, 256, 66).whole_tiles, 4092);
@@ -133,10 +139,34 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   // scripts/sanitize.sh's example, 2304 × 2048 × 2816: 72 cluster tiles of 44 k blocks, just split
   EXPECT_EQ(StreamKSchedule::make(72, 44, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(72, 43, 66).whole_tiles, 72);
-  // No remainder: nothing split.
+  // No remainder: nothing split, every worker kept.
   EXPECT_EQ(StreamKSchedule::make(132, 64, 66).whole_tiles, 132);
-  // Too few k blocks to give every worker 4: left whole (two tiles of 64 on 66 workers).
+  EXPECT_EQ(StreamKSchedule::make(132, 64, 66).workers, 66);
+  // Too few k blocks to give every worker 4: left whole (two tiles of 64 on 66 workers), and two rounds of
+  // 68 tiles need 34 workers.
   EXPECT_EQ(StreamKSchedule::make(68, 64, 66).whole_tiles, 68);
+  EXPECT_EQ(StreamKSchedule::make(68, 64, 66).workers, 34);
+  // Fewer tiles than workers, one k block each (nothing to split): one round, one worker per tile.
+  EXPECT_EQ(StreamKSchedule::make(30, 1, 66).workers, 30);
+}
+
+// Unsplit schedules keep the fewest workers that need the same number of rounds, never more than given.
+TEST(StreamK, UnsplitScheduleKeepsTheWorkersItsRoundsNeed) {
+  for (int workers : {1, 2, 3, 7, 66, 132})
+    for (int tiles = 1; tiles <= 400; ++tiles)
+      for (int k_tiles : {1, 4, 64}) {
+        const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_tiles, workers);
+        if (schedule.whole_tiles < schedule.tiles) {
+          EXPECT_EQ(schedule.workers, workers);
+          continue;
+        }
+        const int rounds = (tiles + workers - 1) / workers;
+        EXPECT_LE(schedule.workers, workers);
+        EXPECT_EQ((tiles + schedule.workers - 1) / schedule.workers, rounds) << tiles << " tiles, " << workers;
+        if (schedule.workers > 1) {
+          EXPECT_GT((tiles + schedule.workers - 2) / (schedule.workers - 1), rounds) << "one worker fewer needs a round more";
+        }
+      }
 }
 
 }  // namespace
