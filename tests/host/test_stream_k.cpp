@@ -131,8 +131,10 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   // 16384³: 4096 cluster tiles, 62 rounds and 4: 62 idle clusters for 256 k blocks; 4 · 256 / 66 = 15.5 k
   // blocks a cluster: split
   EXPECT_EQ(StreamKSchedule::make(4096, 256, 66).whole_tiles, 4092);
-  // The GPU tests' split shapes: 2304 × 2048 × 4096 (72 cluster tiles of 64) and 4352 × 1024 × 8448 (68 of
-  // 132: two tiles, each shared by 33 clusters)
+  // The GPU suite's split shapes (runner/shapes.cpp): 2300 × 2040 × 4000 (72 cluster tiles of 63 k blocks, the
+  // last partial; 2304 × 2048 × 4096, 64 k blocks, splits the same way) and 4352 × 1024 × 8448 (68 of 132: two
+  // tiles, each shared by 33 clusters)
+  EXPECT_EQ(StreamKSchedule::make(72, 63, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(72, 64, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(68, 132, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(68, 132, 66).contributors_end(0, 66), 33);
