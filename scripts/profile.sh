@@ -5,9 +5,11 @@
 #
 #   scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE | MxNxK]      (report on stdout; default 4096)
 #
-# The kernel profiled is the first launch of `<name>_kernel`: the validated run of `gemm run`. For the cuBLAS
-# reference (id 0) it is the first launch of a kernel named like cuBLAS's Hopper GEMMs (nvjet_*, or CUTLASS's
-# sm90_* names): the first candidate its algorithm selection tries, which is its top heuristic.
+# The kernel profiled is the validated launch of `gemm run`: the first launch of `<name>_kernel` inside the
+# runner's NVTX range "gemm run". For the cuBLAS reference (id 0) it is the first launch there of a kernel named
+# like cuBLAS's Hopper GEMMs (nvjet_*, or CUTLASS's sm90_* names): the algorithm the runner's selection kept, the
+# one its timed reps use. (Without the range it would be the first candidate the selection tries, usually
+# another kernel.)
 set -euo pipefail
 gemm=${1:?usage: scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE | MxNxK]}
 id=${2:?usage: scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE | MxNxK]}
@@ -18,7 +20,7 @@ name=$("$gemm" list | awk -v id="$id" '$1 == id { print $2 }')
 [ -n "$name" ] || { echo "profile.sh: no kernel $id in \`$gemm list\`" >&2; exit 2; }
 kernel_regex="${name}_kernel"
 [ "$id" = 0 ] && kernel_regex="nvjet|sm90_|cutlass"
-exec ncu --clock-control none --kernel-name "regex:${kernel_regex}" --launch-count 1 \
+exec ncu --clock-control none --nvtx --nvtx-include "gemm run/" --kernel-name "regex:${kernel_regex}" --launch-count 1 \
   --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
   --section Occupancy --section LaunchStats --section WarpStateStats \
   --metrics "regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,regex:^sm__pipe_(fma|tensor_op_hmma|tensor_op_gmma)_cycles_active\.avg\.pct_of_peak_sustained_active$,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,lts__t_bytes.sum" \
