@@ -43,6 +43,8 @@
 
 #include <cstdint>
 
+#include "common/gemm_problem.h"  // ceil_div
+
 namespace gemm {
 
 // A run of k blocks [k_begin, k_end) of the tile at position `tile` of the tile order; tile < 0: no more work.
@@ -77,11 +79,13 @@ struct StreamKSchedule {
     if (split) {
       schedule.whole_tiles = tiles - remainder;
     } else if (tiles > 0) {
-      const int rounds = (tiles + workers - 1) / workers;
-      schedule.workers = (tiles + rounds - 1) / rounds;
+      schedule.workers = ceil_div(tiles, ceil_div(tiles, workers));  // ⌈T / r⌉ workers for r = ⌈T / W⌉ rounds
     }
     return schedule;
   }
+
+  // Whether any tile is split along K (the last round's tiles; none when the policy leaves them whole).
+  __host__ __device__ bool splits() const { return whole_tiles < tiles; }
 
   __host__ __device__ int64_t split_iterations() const { return int64_t{tiles - whole_tiles} * k_tiles; }
 

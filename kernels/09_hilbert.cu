@@ -256,7 +256,7 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
       persistent_cluster_count(hilbert_kernel, kThreads, kSharedBytes, kClusterSize, cluster_tiles));
   const int clusters = schedule.workers;
   const int grid = clusters * kClusterSize;
-  const bool split = schedule.whole_tiles < schedule.tiles;
+  const bool split = schedule.splits();
   const size_t slots = split ? static_cast<size_t>(clusters) * kClusterSize * kConsumers : 0;
   const auto partials = std::make_shared<DeviceBuffer<float>>(slots * kPartialFloats, "the stream-K partial sums");
   const auto partial_flags = std::make_shared<DeviceBuffer<uint32_t>>(slots, "the stream-K flags");
