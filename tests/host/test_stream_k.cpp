@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "common/gemm_problem.h"  // ceil_div
 #include "common/stream_k.h"
 
 namespace gemm {
@@ -162,11 +163,11 @@ TEST(StreamK, UnsplitScheduleKeepsTheWorkersItsRoundsNeed) {
           EXPECT_EQ(schedule.workers, workers);
           continue;
         }
-        const int rounds = (tiles + workers - 1) / workers;
+        const int rounds = ceil_div(tiles, workers);
         EXPECT_LE(schedule.workers, workers);
-        EXPECT_EQ((tiles + schedule.workers - 1) / schedule.workers, rounds) << tiles << " tiles, " << workers;
+        EXPECT_EQ(ceil_div(tiles, schedule.workers), rounds) << tiles << " tiles, " << workers;
         if (schedule.workers > 1) {
-          EXPECT_GT((tiles + schedule.workers - 2) / (schedule.workers - 1), rounds) << "one worker fewer needs a round more";
+          EXPECT_GT(ceil_div(tiles, schedule.workers - 1), rounds) << "one worker fewer needs a round more";
         }
       }
 }
