@@ -1,4 +1,5 @@
-// A stream-K split of the last, partial wave of tiles. Introduced by kernel 09.
+// A split along K of the last, partial wave of tiles: stream-K's even runs, or heads and tails. Introduced by
+// kernel 09.
 //
 // A persistent kernel with W workers (CTAs or clusters) and T tiles runs ⌈T / W⌉ rounds; when T is not a
 // multiple of W the last round is partly idle: at 8192³ with 128 × 256 tiles in 2-CTA clusters, T = 1024
@@ -35,6 +36,25 @@
 // worker still runs r tiles at most, and the workers that would have idled through the last round are not
 // launched at all (the launcher sizes its grid from `workers`).
 //
+// Heads and tails. Where that policy leaves the last round whole, a second form may still split it: each of
+// the R tiles into a head [0, head_k) and a tail [head_k, k_tiles). Worker j < R owns tile whole_tiles + j
+// and computes its head; the tails go to workers R, R + 1, ..., one each, and when R > W / 2 the 2R − W
+// tails left over go to workers R, R + 1, ... as a second unit. All owners start at k block 0 together and
+// all tails at head_k, so the workers stand at one of two k positions, close to a round of whole tiles, where
+// the even runs leave each at a different one, and that costs operand reads in the L2 (kernel 09's notes).
+// head_k = ⌈k_tiles / 2⌉ when every tail has its own worker, else ⌈2 k_tiles / 3⌉, so two tails take no
+// longer than a head; the last round takes head_k k blocks instead of k_tiles. The form is used when R ≤ 2W / 3
+// and it saves at least kMinSavedIterations k blocks.
+//
+//   R = 3 tiles of 12 k blocks on W = 5 workers (R > W / 2: head_k = 8, tails of 4)
+//
+//     worker 0: tile 0, k 0..7 (owner)    worker 3: tile 0, k 8..11 (partial), then tile 2, k 8..11 (partial)
+//     worker 1: tile 1, k 0..7 (owner)    worker 4: tile 1, k 8..11 (partial)
+//     worker 2: tile 2, k 0..7 (owner)
+//
+// Partial sums go to a slot per worker for the even runs (one partial each) and a slot per split tile for
+// heads and tails (one tail each); owners wait only for tails, and tail workers never wait.
+//
 // Host and device code, so the host tests can check the schedule (every iteration once, one partial per
 // worker, each owner's contributors, balance).
 #pragma once
@@ -63,21 +83,29 @@ struct StreamKSchedule {
   int k_tiles = 1;   // k blocks per tile
   int workers = 1;   // persistent workers
   int whole_tiles = 0;  // positions [0, whole_tiles) go whole, round robin; the rest is split along K
+  int head_k = 0;       // 0: the split tiles' k blocks in even runs; > 0: heads [0, head_k) and tails
 
   // The policy's thresholds (see the header).
   static constexpr int kMinIdleIterations = 32;
   static constexpr int kMinIterations = 4;
+  static constexpr int kMinSavedIterations = 16;
 
   // The schedule for `tiles` tiles of `k_tiles` k blocks on at most `workers` workers, split or not by the
   // policy; unsplit, it keeps only the workers its rounds need (`workers` of the result).
   static StreamKSchedule make(int tiles, int k_tiles, int workers) {
-    StreamKSchedule schedule{tiles, k_tiles, workers, tiles};
+    StreamKSchedule schedule{tiles, k_tiles, workers, tiles, 0};
     const int remainder = tiles % workers;
-    const bool split = remainder > 0 &&
-                       int64_t{workers - remainder} * k_tiles >= int64_t{kMinIdleIterations} * workers &&
-                       int64_t{remainder} * k_tiles >= int64_t{kMinIterations} * workers;
-    if (split) {
+    const bool even_runs = remainder > 0 &&
+                           int64_t{workers - remainder} * k_tiles >= int64_t{kMinIdleIterations} * workers &&
+                           int64_t{remainder} * k_tiles >= int64_t{kMinIterations} * workers;
+    const int head_k = 2 * remainder <= workers ? (k_tiles + 1) / 2 : (2 * k_tiles + 2) / 3;
+    const bool heads_and_tails =
+        remainder > 0 && 3 * remainder <= 2 * workers && k_tiles - head_k >= kMinSavedIterations;
+    if (even_runs) {
       schedule.whole_tiles = tiles - remainder;
+    } else if (heads_and_tails) {
+      schedule.whole_tiles = tiles - remainder;
+      schedule.head_k = head_k;
     } else if (tiles > 0) {
       schedule.workers = ceil_div(tiles, ceil_div(tiles, workers));  // ⌈T / r⌉ workers for r = ⌈T / W⌉ rounds
     }
@@ -92,21 +120,48 @@ struct StreamKSchedule {
   // The first split iteration of `worker` (iteration i is k block i % k_tiles of tile i / k_tiles), and
   // for worker = workers, the end of them all.
   __host__ __device__ int64_t split_begin(int worker) const {
-    return int64_t{whole_tiles} * k_tiles + split_iterations() * worker / workers;
+    // Unsigned: the device's 64-bit unsigned division needs fewer registers than the signed one, and the
+    // producer runs under a 40-register budget.
+    const uint64_t share = static_cast<uint64_t>(split_iterations()) * static_cast<uint64_t>(worker) /
+                           static_cast<uint64_t>(workers);
+    return int64_t{whole_tiles} * k_tiles + static_cast<int64_t>(share);
   }
 
   __host__ __device__ WorkUnit first(int worker) const {
     if (worker < whole_tiles) return {worker, 0, k_tiles};
-    return split_unit(split_begin(worker), split_begin(worker + 1));
+    return first_split_unit(worker);
   }
 
   __host__ __device__ WorkUnit next(int worker, const WorkUnit& unit) const {
     if (unit.tile < whole_tiles) {
       const int tile = unit.tile + workers;
       if (tile < whole_tiles) return {tile, 0, k_tiles};
-      return split_unit(split_begin(worker), split_begin(worker + 1));
+      return first_split_unit(worker);
+    }
+    if (head_k > 0) {  // a tail worker's second tail, if it has one
+      const int remainder = tiles - whole_tiles, tail = unit.tile - whole_tiles;
+      const int second = tail + (workers - remainder);
+      if (worker >= remainder && tail == worker - remainder && second < remainder)
+        return {whole_tiles + second, head_k, k_tiles};
+      return {};
     }
     return split_unit(int64_t{unit.tile} * k_tiles + unit.k_end, split_begin(worker + 1));
+  }
+
+  // Where partial sums go: a slot per worker for even runs, a slot per split tile for heads and tails.
+  __host__ __device__ int partial_slots() const { return head_k > 0 ? tiles - whole_tiles : workers; }
+  __host__ __device__ int partial_slot(int worker, const WorkUnit& unit) const {
+    return head_k > 0 ? unit.tile - whole_tiles : worker;
+  }
+  // The slots the owner `worker` of split `tile` adds: those in [begin, end) for which slot_holds(slot, tile).
+  __host__ __device__ int contributor_slots_begin(int worker, int tile) const {
+    return head_k > 0 ? tile - whole_tiles : worker + 1;
+  }
+  __host__ __device__ int contributor_slots_end(int worker, int tile) const {
+    return head_k > 0 ? tile - whole_tiles + 1 : contributors_end(worker, tile);
+  }
+  __host__ __device__ bool slot_holds(int slot, int tile) const {
+    return head_k > 0 || contributes_to(slot, tile);
   }
 
   // Whether `worker`'s first split unit is a partial of `tile`, which the tile's owner must add.
@@ -125,6 +180,15 @@ struct StreamKSchedule {
   }
 
  private:
+  __host__ __device__ WorkUnit first_split_unit(int worker) const {
+    if (head_k == 0) return split_unit(split_begin(worker), split_begin(worker + 1));
+    const int remainder = tiles - whole_tiles;
+    if (worker < remainder) return {whole_tiles + worker, 0, head_k};  // an owner's head
+    const int tail = worker - remainder;
+    if (tail < remainder) return {whole_tiles + tail, head_k, k_tiles};
+    return {};
+  }
+
   // The unit that starts at iteration `begin` of a worker's split run ending at `end`.
   __host__ __device__ WorkUnit split_unit(int64_t begin, int64_t end) const {
     if (begin >= end) return {};

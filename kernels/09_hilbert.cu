@@ -18,10 +18,10 @@
 // the order is cut along K instead (stream-K, common/stream_k.h): whole tiles round robin while every
 // cluster has one, then the k blocks of the remaining tiles shared out evenly. A cluster whose share starts
 // inside a tile writes its fp32 partial sums to a workspace and raises a flag; the cluster that computed the
-// tile's first k blocks waits for the flags, adds the partials and stores C. The split is used only when
-// it pays (common/stream_k.h: at 8192³ and 16384 × 4096 × 14336, not at 4096³ or 4096 × 14336 × 4096);
-// where it is not, only as many clusters are launched as the rounds need (64 of 66 on those two shapes).
-// Everything else is kernel 08's.
+// tile's first k blocks waits for the flags, adds the partials and stores C. Where even shares do not pay, the
+// remaining tiles may be cut into a head and a tail instead, all heads starting at k block 0 together and all
+// tails at one later k block (4096 × 14336 × 4096); where neither pays (4096³), only as many clusters are
+// launched as the rounds need (64 of 66). Everything else is kernel 08's.
 //
 // Shapes: any M; N and K multiples of 8.
 
@@ -161,8 +161,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (uint32_t cta = 0; cta < kClusterSize; ++cta)
         if (stage_readers & (1u << cta)) mbarrier_arrive_cluster(&smem.empty[stage], cta);
     };
-    // The workspace slot (and flag) of this warpgroup's counterpart in cluster `w`: same rank, same consumer.
-    const auto slot_of = [&](int w) { return (w * kClusterSize + static_cast<int>(rank)) * kConsumers + consumer; };
+    // This warpgroup's part of a schedule slot (common/stream_k.h) in the workspace and the flags: same rank,
+    // same consumer.
+    const auto slot_of = [&](int slot) {
+      return (slot * kClusterSize + static_cast<int>(rank)) * kConsumers + consumer;
+    };
     const int consumer_thread = threadIdx.x % kWarpgroupThreads;
     float acc[kBlockN / 2];  // written by each unit's first wgmma (scale-d = 0): no clearing
     PipelineState<kStages> read, release;
@@ -192,18 +195,22 @@ __global__ void __launch_bounds__(kThreads, 1)
       release.advance();
       wgmma_fence_operands(acc);
       if (unit.is_partial()) {  // the tile's owner adds these sums: to the workspace, then raise the flag
-        store_partial(acc, partials + slot_of(worker) * kPartialFloats, consumer_thread, kWarpgroupThreads);
+        const int slot = slot_of(schedule.partial_slot(worker, unit));
+        store_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads);
         named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // every thread's part is written ...
-        if (store_leader) flag_store_release(&partial_flags[slot_of(worker)], launch_epoch);  // ... then the flag
+        if (store_leader) flag_store_release(&partial_flags[slot], launch_epoch);  // ... then the flag
         continue;
       }
       // The owner of a split tile: add the partials of the workers holding the rest of its k blocks.
       if (unit.k_end < schedule.k_tiles) {
-        for (int contributor = worker + 1; contributor < schedule.contributors_end(worker, unit.tile); ++contributor) {
-          if (!schedule.contributes_to(contributor, unit.tile)) continue;
-          if (store_leader) flag_wait_acquire(&partial_flags[slot_of(contributor)], launch_epoch);
+        const int slots_end = schedule.contributor_slots_end(worker, unit.tile);
+        for (int contributor = schedule.contributor_slots_begin(worker, unit.tile); contributor < slots_end;
+             ++contributor) {
+          if (!schedule.slot_holds(contributor, unit.tile)) continue;
+          const int slot = slot_of(contributor);
+          if (store_leader) flag_wait_acquire(&partial_flags[slot], launch_epoch);
           named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // the leader saw the flag: all may read
-          add_partial(acc, partials + slot_of(contributor) * kPartialFloats, consumer_thread, kWarpgroupThreads);
+          add_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads);
         }
       }
       const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + consumer * kWgmmaM;
@@ -246,8 +253,8 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   const auto tile_order = std::make_shared<DeviceBuffer<uint32_t>>(table.size(), "the Hilbert tile order");
   CUDA_CHECK(cudaMemcpy(tile_order->get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
   const int cluster_tiles = static_cast<int>(table.size());
-  // The stream-K split of the last round, and when it splits, the workspace for the partial sums (a slot
-  // per consumer warpgroup of every CTA) and the slots' flags. A flag is raised to the launch's epoch, a
+  // The split of the last round, and when it splits, the workspace for the partial sums (per schedule slot,
+  // a part per consumer warpgroup of each CTA) and the parts' flags. A flag is raised to the launch's epoch, a
   // number that grows with every launch (never 0, the flags' first value), so the flags need no clearing
   // between launches; launches of one prepared problem must not overlap (the runner's run in order on one stream).
   // Unsplit, the schedule keeps only the clusters its rounds need, and the grid is sized from it.
@@ -257,9 +264,9 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   const int clusters = schedule.workers;
   const int grid = clusters * kClusterSize;
   const bool split = schedule.splits();
-  const size_t slots = split ? static_cast<size_t>(clusters) * kClusterSize * kConsumers : 0;
-  const auto partials = std::make_shared<DeviceBuffer<float>>(slots * kPartialFloats, "the stream-K partial sums");
-  const auto partial_flags = std::make_shared<DeviceBuffer<uint32_t>>(slots, "the stream-K flags");
+  const size_t slots = split ? static_cast<size_t>(schedule.partial_slots()) * kClusterSize * kConsumers : 0;
+  const auto partials = std::make_shared<DeviceBuffer<float>>(slots * kPartialFloats, "the split tiles' partial sums");
+  const auto partial_flags = std::make_shared<DeviceBuffer<uint32_t>>(slots, "the split tiles' flags");
   if (split) CUDA_CHECK(cudaMemset(partial_flags->get(), 0, slots * sizeof(uint32_t)));
   const auto epoch = std::make_shared<uint32_t>(0);
   const auto enqueue = [=](cudaStream_t stream) {

@@ -121,9 +121,10 @@ const std::vector<Shape>& shape_suite() {
       {3000, 2056, 1000},   // several tiles, ragged on every side
       {100, 264, 65536},    // K = 2^16: the accumulation term of the tolerance starts to matter
       {128, 256, 262144},   // K = 2^18: one tile of the large kernels, a long fp32 accumulation
-      // Kernel 09 on a 132-SM GPU (66 clusters) splits the last round of these along K (stream-K):
+      // Kernel 09 on a 132-SM GPU (66 clusters) splits the last round of these along K:
       {2300, 2040, 4000},   // 72 cluster tiles, 63 k tiles (the last one partial), ragged: 6 tiles split
       {4352, 1024, 8448},   // 68 cluster tiles: 2 tiles left over, each shared by 33 clusters
+      {2500, 2500, 4000},   // 100 cluster tiles, 34 left over: heads and tails, two clusters with two tails
   };
   return suite;
 }

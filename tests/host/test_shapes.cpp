@@ -154,6 +154,14 @@ TEST(ShapeSuite, GivesTmaKernelsAtLeastTenShapes) {
   EXPECT_GE(std::count_if(suite.begin(), suite.end(), tma_aligned), 10);
 }
 
+// Kernel 09 splits the last round of these along K on a 132-SM GPU: in even runs (the first two) and in heads
+// and tails (the third); tests/host/test_stream_k.cpp pins the schedules.
+TEST(ShapeSuite, ContainsTheShapesWhoseLastRoundKernel09Splits) {
+  EXPECT_TRUE(contains(shape_suite(), {2300, 2040, 4000}));
+  EXPECT_TRUE(contains(shape_suite(), {4352, 1024, 8448}));
+  EXPECT_TRUE(contains(shape_suite(), {2500, 2500, 4000}));
+}
+
 TEST(ShapeSuite, ContainsTheLongKShapesOfTheAccumulationTerm) {
   EXPECT_TRUE(contains(shape_suite(), {100, 264, 65536}));
   EXPECT_TRUE(contains(shape_suite(), {128, 256, 262144}));

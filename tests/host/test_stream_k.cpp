@@ -1,7 +1,7 @@
-// The stream-K split of the last round (common/stream_k.h): every (tile, k block) iteration done exactly once,
-// at most one partial unit per worker and it comes first, an owner's contributors are exactly the workers
-// holding the rest of its tile and they did it before anything else, balance, and the policy on the benchmark
-// shapes.
+// The split of the last round (common/stream_k.h), in even runs and in heads and tails: every (tile, k block)
+// iteration done exactly once, partials before owned heads (for even runs one per worker, first), each slot
+// written once, an owner's slots exactly those of its tile's partials, balance, and the policy on the
+// benchmark shapes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,13 +27,16 @@ std::vector<WorkUnit> units_of(const StreamKSchedule& schedule, int worker) {
 // Everything the kernel relies on, for one schedule.
 void check_schedule(const StreamKSchedule& schedule) {
   SCOPED_TRACE(testing::Message() << schedule.tiles << " tiles of " << schedule.k_tiles << " k blocks on "
-                                  << schedule.workers << " workers, " << schedule.whole_tiles << " whole");
-  std::map<int, std::vector<int>> done;  // tile -> how often each k block was done
-  std::map<int, int> owner;                // split tile -> its owner
-  std::map<int, std::set<int>> partial_workers;  // split tile -> the workers with a partial unit of it
+                                  << schedule.workers << " workers, " << schedule.whole_tiles << " whole, head "
+                                  << schedule.head_k);
+  std::map<int, std::vector<int>> done;      // tile -> how often each k block was done
+  std::map<int, int> owner;                  // split tile -> its owner
+  std::map<int, std::set<int>> tile_slots;   // split tile -> the slots its partials were written to
+  std::set<int> written_slots;
   std::vector<int64_t> split_work(schedule.workers, 0);
   for (int worker = 0; worker < schedule.workers; ++worker) {
     const std::vector<WorkUnit> units = units_of(schedule, worker);
+    bool owned_head_seen = false;
     for (size_t i = 0; i < units.size(); ++i) {
       const WorkUnit& unit = units[i];
       ASSERT_GE(unit.tile, 0);
@@ -52,15 +55,32 @@ void check_schedule(const StreamKSchedule& schedule) {
       }
       split_work[worker] += unit.k_end - unit.k_begin;
       if (unit.is_partial()) {
-        // The first split unit of its worker: everything before it is whole tiles.
-        for (size_t j = 0; j < i; ++j) EXPECT_LT(units[j].tile, schedule.whole_tiles) << "partial unit not first";
-        EXPECT_TRUE(schedule.contributes_to(worker, unit.tile));
-        partial_workers[unit.tile].insert(worker);
+        // No worker waits for a partial before writing its own: partials come before an owned head.
+        EXPECT_FALSE(owned_head_seen) << "a partial after an owned head";
+        if (schedule.head_k == 0) {
+          // Even runs: the partial is the worker's first split unit; everything before it is whole tiles.
+          for (size_t j = 0; j < i; ++j) EXPECT_LT(units[j].tile, schedule.whole_tiles) << "partial unit not first";
+          EXPECT_TRUE(schedule.contributes_to(worker, unit.tile));
+        } else {
+          EXPECT_EQ(unit.k_begin, schedule.head_k) << "a tail starts at head_k";
+          EXPECT_EQ(unit.k_end, schedule.k_tiles);
+        }
+        const int slot = schedule.partial_slot(worker, unit);
+        ASSERT_GE(slot, 0);
+        ASSERT_LT(slot, schedule.partial_slots());
+        EXPECT_TRUE(written_slots.insert(slot).second) << "slot " << slot << " written twice";
+        tile_slots[unit.tile].insert(slot);
       } else {
-        EXPECT_FALSE(schedule.contributes_to(worker, unit.tile));
+        if (schedule.head_k == 0) {
+          EXPECT_FALSE(schedule.contributes_to(worker, unit.tile));
+        }
         if (!whole) {
           EXPECT_EQ(i + 1, units.size()) << "an owned head must be its worker's last unit";
+          if (schedule.head_k > 0) {
+            EXPECT_EQ(unit.k_end, schedule.head_k);
+          }
           owner[unit.tile] = worker;
+          owned_head_seen = true;
         }
       }
     }
@@ -70,22 +90,35 @@ void check_schedule(const StreamKSchedule& schedule) {
     for (int k = 0; k < schedule.k_tiles; ++k)
       EXPECT_EQ(done[tile][k], 1) << "tile " << tile << ", k block " << k;
   }
-  // Each split tile has one owner; its contributors are exactly the workers holding its other k blocks, all
-  // after the owner in worker order (they did their partial first; the owner waits at its end).
-  for (const auto& [tile, workers] : partial_workers) {
+  // Each split tile has one owner, and the slots it adds are exactly those its tile's partials went to.
+  for (const auto& [tile, slots] : tile_slots) {
     ASSERT_TRUE(owner.count(tile)) << "tile " << tile << " has partials but no owner";
     const int head = owner[tile];
     std::set<int> listed;
-    for (int worker = head + 1; worker < schedule.contributors_end(head, tile); ++worker)
-      if (schedule.contributes_to(worker, tile)) listed.insert(worker);
-    EXPECT_EQ(listed, workers) << "tile " << tile;
+    for (int slot = schedule.contributor_slots_begin(head, tile); slot < schedule.contributor_slots_end(head, tile);
+         ++slot)
+      if (schedule.slot_holds(slot, tile)) listed.insert(slot);
+    EXPECT_EQ(listed, slots) << "tile " << tile;
   }
-  for (const auto& [tile, head] : owner) EXPECT_TRUE(partial_workers.count(tile)) << "tile " << tile;
-  // Balance: the split work differs by at most one k block between workers.
+  for (const auto& [tile, head] : owner) EXPECT_TRUE(tile_slots.count(tile)) << "tile " << tile;
+  // Balance: even runs differ by at most one k block; with heads and tails no worker does more than a head.
   if (schedule.splits()) {
     const auto [least, most] = std::minmax_element(split_work.begin(), split_work.end());
-    EXPECT_LE(*most - *least, 1);
+    if (schedule.head_k == 0) {
+      EXPECT_LE(*most - *least, 1);
+    } else {
+      EXPECT_EQ(*most, schedule.head_k);
+    }
   }
+}
+
+// A heads-and-tails schedule of the remainder, forced past the policy; false where it cannot exist.
+bool forced_heads_and_tails(int tiles, int k_tiles, int workers, StreamKSchedule& schedule) {
+  const int remainder = tiles % workers;
+  const int head_k = 2 * remainder <= workers ? (k_tiles + 1) / 2 : (2 * k_tiles + 2) / 3;
+  if (remainder == 0 || 3 * remainder > 2 * workers || head_k >= k_tiles) return false;
+  schedule = StreamKSchedule{tiles, k_tiles, workers, tiles - remainder, head_k};
+  return true;
 }
 
 TEST(StreamK, EveryIterationOnceOnePartialPerWorkerOwnersAndContributors) {
@@ -100,8 +133,21 @@ TEST(StreamK, EveryIterationOnceOnePartialPerWorkerOwnersAndContributors) {
       }
 }
 
+TEST(StreamK, HeadsAndTailsEveryIterationOnceOneTailPerSlot) {
+  int checked = 0;
+  for (int workers : {2, 3, 5, 7, 66, 132})
+    for (int tiles = 1; tiles <= 3 * workers; ++tiles)
+      for (int k_tiles : {2, 3, 7, 64, 224}) {
+        StreamKSchedule forced;
+        if (!forced_heads_and_tails(tiles, k_tiles, workers, forced)) continue;
+        check_schedule(forced);
+        ++checked;
+      }
+  EXPECT_GT(checked, 1000);
+}
+
 // The benchmark shapes with 128 × 256 tiles in 2-CTA clusters on 66 clusters (132 SMs): whole rounds, then
-// the remainder split into 66 runs of k blocks.
+// the remainder split into 66 runs of k blocks, or into heads and tails, or left whole.
 TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   // 8192³: 1024 cluster tiles of 128 k blocks, 15 rounds and 34 tiles; each cluster gets 34 · 128 / 66 ≈ 65.9
   const StreamKSchedule cube = StreamKSchedule::make(1024, 128, 66);
@@ -119,11 +165,24 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   // 16384 × 4096 × 14336: the same 1024 tiles with 224 k blocks
   EXPECT_EQ(StreamKSchedule::make(1024, 224, 66).whole_tiles, 990);
   // 4096 × 14336 × 4096: 896 cluster tiles of 64, 13 rounds and 38 tiles: 28 of 66 clusters idle for 64 k
-  // blocks is 27 per cluster, under 32: left whole
-  // ... and 14 rounds of 896 tiles need only 64 clusters
-  EXPECT_EQ(StreamKSchedule::make(896, 64, 66).whole_tiles, 896);
-  EXPECT_EQ(StreamKSchedule::make(896, 64, 66).workers, 64);
-  // 4096³: 256 cluster tiles, 3 rounds and 58: 8 idle clusters, 7.8 k blocks each: whole, on 64 clusters
+  // blocks is 27 per cluster, under 32: no even runs. Heads and tails: 38 ≤ 44 tiles, heads of 43 k blocks
+  // (38 > 33: 10 clusters take two tails of 21), 21 k blocks saved
+  const StreamKSchedule llm = StreamKSchedule::make(896, 64, 66);
+  EXPECT_EQ(llm.whole_tiles, 858);
+  EXPECT_EQ(llm.head_k, 43);
+  EXPECT_EQ(llm.workers, 66);
+  EXPECT_EQ(llm.partial_slots(), 38);
+  EXPECT_EQ(llm.first(0).tile, 0);
+  EXPECT_EQ(llm.next(0, {792, 0, 64}).tile, 858);  // the owner of the first split tile
+  EXPECT_EQ(llm.next(0, {792, 0, 64}).k_end, 43);
+  EXPECT_FALSE(llm.next(0, {858, 0, 43}).valid());
+  const WorkUnit tail = llm.next(38, {830, 0, 64});  // worker 38: the tail of tile 858, then of tile 886
+  EXPECT_EQ(tail.tile, 858);
+  EXPECT_EQ(tail.k_begin, 43);
+  EXPECT_EQ(llm.next(38, tail).tile, 886);
+  EXPECT_FALSE(llm.next(48, llm.next(48, {840, 0, 64})).valid());  // worker 48: one tail only
+  // 4096³: 256 cluster tiles, 3 rounds and 58: 8 idle clusters, 7.8 k blocks each, and 58 > 44 tiles for
+  // heads and tails: whole, on 64 clusters
   EXPECT_EQ(StreamKSchedule::make(256, 64, 66).whole_tiles, 256);
   EXPECT_EQ(StreamKSchedule::make(256, 64, 66).workers, 64);
   // Split schedules keep every worker.
@@ -139,16 +198,29 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   EXPECT_EQ(StreamKSchedule::make(72, 64, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(68, 132, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(68, 132, 66).contributors_end(0, 66), 33);
-  // scripts/sanitize.sh's example, 2304 × 2048 × 2816: 72 cluster tiles of 44 k blocks, just split
+  // scripts/sanitize.sh's example, 2304 × 2048 × 2816: 72 cluster tiles of 44 k blocks, just in even runs;
+  // with 43 k blocks (6 · 43 < 4 · 66) in heads of 22 and tails of 21
   EXPECT_EQ(StreamKSchedule::make(72, 44, 66).whole_tiles, 66);
-  EXPECT_EQ(StreamKSchedule::make(72, 43, 66).whole_tiles, 72);
+  EXPECT_EQ(StreamKSchedule::make(72, 44, 66).head_k, 0);
+  EXPECT_EQ(StreamKSchedule::make(72, 43, 66).whole_tiles, 66);
+  EXPECT_EQ(StreamKSchedule::make(72, 43, 66).head_k, 22);
+  // ... and with 32 k blocks heads of 16 save 16: still split; with 31, 15: left whole
+  EXPECT_EQ(StreamKSchedule::make(72, 32, 66).head_k, 16);
+  EXPECT_FALSE(StreamKSchedule::make(72, 31, 66).splits());
+  // The GPU suite's heads-and-tails shape, 2500 × 2500 × 4000: 100 cluster tiles of 63 k blocks; even runs
+  // would leave 30.5 idle k blocks per cluster; 34 tiles in heads of 42, two clusters with two tails
+  EXPECT_EQ(StreamKSchedule::make(100, 63, 66).whole_tiles, 66);
+  EXPECT_EQ(StreamKSchedule::make(100, 63, 66).head_k, 42);
   // No remainder: nothing split, every worker kept.
   EXPECT_EQ(StreamKSchedule::make(132, 64, 66).whole_tiles, 132);
   EXPECT_EQ(StreamKSchedule::make(132, 64, 66).workers, 66);
-  // Too few k blocks to give every worker 4: left whole (two tiles of 64 on 66 workers), and two rounds of
-  // 68 tiles need 34 workers.
-  EXPECT_EQ(StreamKSchedule::make(68, 64, 66).whole_tiles, 68);
-  EXPECT_EQ(StreamKSchedule::make(68, 64, 66).workers, 34);
+  // Too few k blocks to give every worker 4 (two tiles of 64 on 66 workers): no even runs, but heads and
+  // tails of 32.
+  EXPECT_EQ(StreamKSchedule::make(68, 64, 66).whole_tiles, 66);
+  EXPECT_EQ(StreamKSchedule::make(68, 64, 66).head_k, 32);
+  // Two tiles of 16 k blocks: neither (heads of 8 save 8), and two rounds of 68 tiles need 34 workers.
+  EXPECT_EQ(StreamKSchedule::make(68, 16, 66).whole_tiles, 68);
+  EXPECT_EQ(StreamKSchedule::make(68, 16, 66).workers, 34);
   // Fewer tiles than workers, one k block each (nothing to split): one round, one worker per tile.
   EXPECT_EQ(StreamKSchedule::make(30, 1, 66).workers, 30);
 }
