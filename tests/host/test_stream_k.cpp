@@ -207,7 +207,7 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   // ... and with 32 k blocks heads of 16 save 16: still split; with 31, 15: left whole
   EXPECT_EQ(StreamKSchedule::make(72, 32, 66).head_k, 16);
   EXPECT_FALSE(StreamKSchedule::make(72, 31, 66).splits());
-  // The GPU suite's heads-and-tails shape, 2500 × 2500 × 4000: 100 cluster tiles of 63 k blocks; even runs
+  // The GPU suite's heads-and-tails shape, 2500 × 2504 × 4000: 100 cluster tiles of 63 k blocks; even runs
   // would leave 30.5 idle k blocks per cluster; 34 tiles in heads of 42, two clusters with two tails
   EXPECT_EQ(StreamKSchedule::make(100, 63, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(100, 63, 66).head_k, 42);
