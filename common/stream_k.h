@@ -98,9 +98,8 @@ struct StreamKSchedule {
     const bool even_runs = remainder > 0 &&
                            int64_t{workers - remainder} * k_tiles >= int64_t{kMinIdleIterations} * workers &&
                            int64_t{remainder} * k_tiles >= int64_t{kMinIterations} * workers;
-    const int head_k = 2 * remainder <= workers ? (k_tiles + 1) / 2 : (2 * k_tiles + 2) / 3;
-    const bool heads_and_tails =
-        remainder > 0 && 3 * remainder <= 2 * workers && k_tiles - head_k >= kMinSavedIterations;
+    const int head_k = heads_and_tails_head_k(remainder, k_tiles, workers);
+    const bool heads_and_tails = head_k > 0 && k_tiles - head_k >= kMinSavedIterations;
     if (even_runs) {
       schedule.whole_tiles = tiles - remainder;
     } else if (heads_and_tails) {
@@ -112,10 +111,18 @@ struct StreamKSchedule {
     return schedule;
   }
 
+  // The head of each of `remainder` split tiles in heads and tails, or 0 where that form cannot split them
+  // (no remainder, more than 2W / 3 tiles, or a head as long as the tile).
+  static int heads_and_tails_head_k(int remainder, int k_tiles, int workers) {
+    const int head_k = 2 * remainder <= workers ? (k_tiles + 1) / 2 : (2 * k_tiles + 2) / 3;
+    return remainder > 0 && 3 * remainder <= 2 * workers && head_k < k_tiles ? head_k : 0;
+  }
+
   // Whether any tile is split along K (the last round's tiles; none when the policy leaves them whole).
   __host__ __device__ bool splits() const { return whole_tiles < tiles; }
 
-  __host__ __device__ int64_t split_iterations() const { return int64_t{tiles - whole_tiles} * k_tiles; }
+  __host__ __device__ int split_tiles() const { return tiles - whole_tiles; }
+  __host__ __device__ int64_t split_iterations() const { return int64_t{split_tiles()} * k_tiles; }
 
   // The first split iteration of `worker` (iteration i is k block i % k_tiles of tile i / k_tiles), and
   // for worker = workers, the end of them all.
@@ -139,7 +146,7 @@ struct StreamKSchedule {
       return first_split_unit(worker);
     }
     if (head_k > 0) {  // a tail worker's second tail, if it has one
-      const int remainder = tiles - whole_tiles, tail = unit.tile - whole_tiles;
+      const int remainder = split_tiles(), tail = unit.tile - whole_tiles;
       const int second = tail + (workers - remainder);
       if (worker >= remainder && tail == worker - remainder && second < remainder)
         return {whole_tiles + second, head_k, k_tiles};
@@ -149,7 +156,7 @@ struct StreamKSchedule {
   }
 
   // Where partial sums go: a slot per worker for even runs, a slot per split tile for heads and tails.
-  __host__ __device__ int partial_slots() const { return head_k > 0 ? tiles - whole_tiles : workers; }
+  __host__ __device__ int partial_slots() const { return head_k > 0 ? split_tiles() : workers; }
   __host__ __device__ int partial_slot(int worker, const WorkUnit& unit) const {
     return head_k > 0 ? unit.tile - whole_tiles : worker;
   }
@@ -182,7 +189,7 @@ struct StreamKSchedule {
  private:
   __host__ __device__ WorkUnit first_split_unit(int worker) const {
     if (head_k == 0) return split_unit(split_begin(worker), split_begin(worker + 1));
-    const int remainder = tiles - whole_tiles;
+    const int remainder = split_tiles();
     if (worker < remainder) return {whole_tiles + worker, 0, head_k};  // an owner's head
     const int tail = worker - remainder;
     if (tail < remainder) return {whole_tiles + tail, head_k, k_tiles};

@@ -115,8 +115,8 @@ void check_schedule(const StreamKSchedule& schedule) {
 // A heads-and-tails schedule of the remainder, forced past the policy; false where it cannot exist.
 bool forced_heads_and_tails(int tiles, int k_tiles, int workers, StreamKSchedule& schedule) {
   const int remainder = tiles % workers;
-  const int head_k = 2 * remainder <= workers ? (k_tiles + 1) / 2 : (2 * k_tiles + 2) / 3;
-  if (remainder == 0 || 3 * remainder > 2 * workers || head_k >= k_tiles) return false;
+  const int head_k = StreamKSchedule::heads_and_tails_head_k(remainder, k_tiles, workers);
+  if (head_k == 0) return false;
   schedule = StreamKSchedule{tiles, k_tiles, workers, tiles - remainder, head_k};
   return true;
 }
