@@ -35,9 +35,20 @@ class L2Flusher {
   DeviceBuffer<unsigned char> buffer_;
 };
 
-// Which launch runs at `position` (0 .. launches - 1) of rep `rep`: the order rotates by one every rep, so
-// each launch goes first (right after the flush, on the coolest GPU) equally often.
-constexpr int interleaved_launch(int rep, int position, int launches) { return (position + rep) % launches; }
+// Which launch runs at `position` (0 .. launches - 1) of rep `rep`. The reps follow a balanced Latin square
+// (Williams, 1949): rep r runs the sequence 0, 1, n - 1, 2, n - 2, 3, ... shifted by r (mod n), and for an odd
+// number of launches every second block of n reps runs it backwards. Each launch goes first (right after the
+// flush) once in every n reps, and within a rep each launch follows each other launch equally often (every n
+// reps for even n, every 2n for odd n). A plain rotation (0 1 2, 1 2 0, 2 0 1) gives each launch the same
+// predecessor in every rep, and what one kernel leaves behind (a GPU heated or cooled, a clock the governor set
+// for it) biases the next one's time: on an H100, a kernel timed after the CUDA-core kernel 01 measured 1 %
+// slower at 4096³ than the same kernel timed after another tensor-core kernel.
+constexpr int interleaved_launch(int rep, int position, int launches) {
+  const bool backwards = launches % 2 == 1 && (rep / launches) % 2 == 1;
+  const int step = backwards ? launches - 1 - position : position;  // the step of the base sequence
+  const int base = step % 2 == 1 ? (step + 1) / 2 : (launches - step / 2) % launches;
+  return (base + rep) % launches;
+}
 
 // One timed launch: what to enqueue, its time limit per run (the watchdog's), and what to enqueue before its
 // last timed rep, outside the timed interval (the runner poisons its C there, to validate that rep's result).

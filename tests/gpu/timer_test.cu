@@ -1,9 +1,10 @@
 // GPU test of the timer (runner/timing.h): launches of known duration, timed interleaved as `gemm compare`
 // times kernels, must come back with those durations, each sample attributed to the launch that made it.
 //
-// Two "kernels" spin on the GPU's global timer for 0.5 ms and 2 ms. Their medians must be within 5 % of
-// that, and every sample of the short one must be shorter than every sample of the long one (a sample
-// given to the wrong launch would break that, with the order rotating every rep). Exit 0 pass, 1 fail, 77 no GPU.
+// Three "kernels" spin on the GPU's global timer for 0.5, 1 and 2 ms. Their medians must be within 5 % of
+// that, and every sample of a shorter one must be shorter than every sample of a longer one (a sample given
+// to the wrong launch would break that: the order changes every rep, and with three launches every second
+// block of reps runs backwards). Exit 0 pass, 1 fail, 77 no GPU.
 #include <algorithm>
 #include <cstdio>
 
@@ -34,15 +35,17 @@ GemmLaunch spin_launch(double ms) {
 
 int run() {
   const GpuInfo gpu = select_gpu_or_skip();
-  const double durations_ms[] = {0.5, 2.0};
-  const GemmLaunch launches[] = {spin_launch(durations_ms[0]), spin_launch(durations_ms[1])};
-  const TimedLaunch timed[] = {{&launches[0], 10.0, {}}, {&launches[1], 10.0, {}}};
+  constexpr int kLaunches = 3;
+  const double durations_ms[kLaunches] = {0.5, 1.0, 2.0};
+  const GemmLaunch launches[kLaunches] = {spin_launch(durations_ms[0]), spin_launch(durations_ms[1]),
+                                          spin_launch(durations_ms[2])};
+  const TimedLaunch timed[kLaunches] = {{&launches[0], 10.0, {}}, {&launches[1], 10.0, {}}, {&launches[2], 10.0, {}}};
   Stream stream;
   const L2Flusher flusher(gpu.l2_bytes);
   const std::vector<Timing> timings = time_interleaved(timed, TimingSettings{3, 41, true}, flusher, stream.get());
 
   int failures = 0;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kLaunches; ++i) {
     const double median = timings[i].ms.median;
     const bool ok = timings[i].samples_ms.size() == 41 && median > 0.95 * durations_ms[i] &&
                     median < 1.05 * durations_ms[i];
@@ -50,12 +53,14 @@ int run() {
                 i, timings[i].samples_ms.size(), median, timings[i].ms.q1, timings[i].ms.q3, durations_ms[i]);
     failures += !ok;
   }
-  const double longest_short = *std::max_element(timings[0].samples_ms.begin(), timings[0].samples_ms.end());
-  const double shortest_long = *std::min_element(timings[1].samples_ms.begin(), timings[1].samples_ms.end());
-  if (!(longest_short < shortest_long)) {
-    std::printf("FAIL samples mixed up: the short launch's longest %.4f ms >= the long one's shortest %.4f ms\n",
-                longest_short, shortest_long);
-    ++failures;
+  for (int i = 0; i + 1 < kLaunches; ++i) {
+    const double longest_short = *std::max_element(timings[i].samples_ms.begin(), timings[i].samples_ms.end());
+    const double shortest_long = *std::min_element(timings[i + 1].samples_ms.begin(), timings[i + 1].samples_ms.end());
+    if (!(longest_short < shortest_long)) {
+      std::printf("FAIL samples mixed up: launch %d's longest %.4f ms >= launch %d's shortest %.4f ms\n", i,
+                  longest_short, i + 1, shortest_long);
+      ++failures;
+    }
   }
   return failures ? 1 : 0;
 }

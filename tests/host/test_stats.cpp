@@ -83,19 +83,44 @@ TEST(InterleavedLaunch, EveryRepRunsEveryLaunchOnce) {
     }
 }
 
-TEST(InterleavedLaunch, EachLaunchGoesFirstEquallyOften) {
-  const int launches = 4, reps = 40;
-  std::vector<int> first(launches, 0);
-  for (int rep = 0; rep < reps; ++rep) ++first[interleaved_launch(rep, 0, launches)];
-  for (int count : first) EXPECT_EQ(count, reps / launches);
+TEST(InterleavedLaunch, EachLaunchGoesFirstOnceEveryNReps) {
+  for (int launches : {1, 2, 3, 4, 5, 10, 11}) {
+    std::vector<int> first(launches, 0);
+    for (int rep = 0; rep < 4 * launches; ++rep) {
+      ++first[interleaved_launch(rep, 0, launches)];
+      if ((rep + 1) % launches == 0)
+        for (int count : first) EXPECT_EQ(count, (rep + 1) / launches) << launches << " launches, rep " << rep;
+    }
+  }
+}
+
+TEST(InterleavedLaunch, EachLaunchFollowsEveryOtherEquallyOften) {
+  // Within a rep, the ordered pair (a, b) "b right after a" occurs equally often for every a != b over a
+  // cycle of n reps (even n) or 2n reps (odd n). A plain rotation fails this: b always follows b - 1.
+  for (int launches : {2, 3, 4, 5, 6, 7, 10, 11}) {
+    const int cycle = launches % 2 == 0 ? launches : 2 * launches;
+    std::vector<std::vector<int>> follows(launches, std::vector<int>(launches, 0));
+    for (int rep = 0; rep < cycle; ++rep)
+      for (int position = 1; position < launches; ++position)
+        ++follows[interleaved_launch(rep, position - 1, launches)][interleaved_launch(rep, position, launches)];
+    const int expected = cycle * (launches - 1) / (launches * (launches - 1));
+    for (int a = 0; a < launches; ++a)
+      for (int b = 0; b < launches; ++b)
+        EXPECT_EQ(follows[a][b], a == b ? 0 : expected) << launches << " launches: " << b << " after " << a;
+  }
 }
 
 TEST(InterleavedLaunch, PinnedOrder) {
-  // rep 0: 0 1 2, rep 1: 1 2 0, rep 2: 2 0 1
-  EXPECT_EQ(interleaved_launch(0, 0, 3), 0);
-  EXPECT_EQ(interleaved_launch(1, 0, 3), 1);
-  EXPECT_EQ(interleaved_launch(1, 2, 3), 0);
-  EXPECT_EQ(interleaved_launch(2, 1, 3), 0);
+  // Four launches: 0 1 3 2, then 1 2 0 3, 2 3 1 0, 3 0 2 1.
+  const int expected[4][4] = {{0, 1, 3, 2}, {1, 2, 0, 3}, {2, 3, 1, 0}, {3, 0, 2, 1}};
+  for (int rep = 0; rep < 8; ++rep)
+    for (int position = 0; position < 4; ++position)
+      EXPECT_EQ(interleaved_launch(rep, position, 4), expected[rep % 4][position]) << "rep " << rep;
+  // Three launches: 0 1 2, 1 2 0, 2 0 1, then backwards: 2 1 0, 0 2 1, 1 0 2.
+  const int odd[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}};
+  for (int rep = 0; rep < 6; ++rep)
+    for (int position = 0; position < 3; ++position)
+      EXPECT_EQ(interleaved_launch(rep, position, 3), odd[rep][position]) << "rep " << rep;
 }
 
 // ---- the watchdog's limits and message -------------------------------------------------------------------
