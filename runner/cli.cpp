@@ -110,13 +110,16 @@ Command parse_command_line(int argc, const char* const* argv) {
   std::string compare_ids = "all", compare_sizes, compare_shapes, compare_out, compare_seed, compare_fault;
   double compare_timeout = 0;
   CompareCommand compare_defaults;
-  auto* compare = app.add_subcommand("compare", "Time several kernels against cuBLAS in one interleaved run");
+  auto* compare = app.add_subcommand("compare", "Time several kernels against cuBLAS in one run, interleaved rep by rep");
   compare->add_option("--kernels", compare_ids, "all, or comma-separated ids (cuBLAS is always included)");
   auto* sizes_option = compare->add_option("--sizes", compare_sizes, "Square sizes, e.g. 1024,4096");
   auto* shapes_option = compare->add_option("--shapes", compare_shapes, "Shapes MxNxK[,MxNxK...]");
   compare->add_option("--reps", compare_defaults.reps, "Timed repetitions per kernel and shape")->check(CLI::Range(1, 100000));
   compare->add_option("--warmup", compare_defaults.warmup, "Untimed repetitions first")->check(CLI::Range(0, 100000));
   compare->add_flag("--hot", compare_defaults.hot, "Keep the L2 warm (default: flush it before every rep)");
+  compare->add_flag("--blocked", compare_defaults.blocked,
+                    "Time each kernel alone: 2 s back to back, then at least 2 s of reps, at the clock its own power allows "
+                    "(default: interleaved rep by rep)");
   auto* compare_seed_option = compare->add_option("--seed", compare_seed, "Input seed (default: random, printed)");
   auto* out_option = compare->add_option("--out", compare_out, "Write compare.csv, compare.json and compare.md here");
   compare->add_option("--inject-fault", compare_fault, std::string("Plant a fault to test the checks: ") + fault_names());

@@ -50,6 +50,7 @@ struct CompareCommand {
   int reps = 50;
   int warmup = 10;
   bool hot = false;
+  bool blocked = false;  // each kernel timed alone after running back to back, not interleaved
   std::optional<uint64_t> seed;
   std::optional<std::string> out;
   std::optional<Fault> fault;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <iomanip>
 #include <iostream>
@@ -462,9 +463,11 @@ int command_compare(const CompareCommand& command) {
   }
 
   const Environment environment = make_environment(gpu);
-  const CompareSettings settings{command.warmup, command.reps, !command.hot, command.seed.value_or(fresh_seed())};
+  const CompareSettings settings{command.warmup, command.reps, !command.hot, command.seed.value_or(fresh_seed()),
+                                 command.blocked};
   std::cout << "GPU   " << environment_line(environment) << "\n";
-  std::cout << "      " << settings.reps << " reps, " << (settings.cold_l2 ? "cold" : "hot") << " L2, seed "
+  std::cout << "      " << settings.reps << " reps, " << (settings.cold_l2 ? "cold" : "hot") << " L2, "
+            << (settings.blocked ? "blocked" : "interleaved") << ", seed "
             << settings.seed << ", commit " << environment.git_commit << std::endl;
 
   Stream stream;
@@ -510,10 +513,28 @@ int command_compare(const CompareCommand& command) {
       }
       rows.push_back(row);
     }
-    NvmlSampler sampler(gpu.pci_bus_id);
-    const std::vector<Timing> timings =
-        time_interleaved(timed, TimingSettings{settings.warmup, settings.reps, settings.cold_l2}, flusher, stream.get());
-    const auto power = sampler.stop();
+    const TimingSettings timing_settings{settings.warmup, settings.reps, settings.cold_l2};
+    std::vector<Timing> timings;
+    std::vector<std::optional<PowerClockSummary>> powers;  // NVML's clock and power over each timing
+    if (settings.blocked) {
+      // Each kernel alone, as a program calling one GEMM in a loop runs it: first kBlockedWarmupSeconds of it
+      // back to back, then its warm-up and at least kBlockedTimedSeconds of timed reps. Under a power limit it is
+      // timed at the clock its own power draw allows (interleaved, the clock follows the power of the whole mix),
+      // and NVML's samples belong to it alone.
+      for (const TimedLaunch& launch : timed) {
+        const int warm_up_runs = warm_up_for(launch, kBlockedWarmupSeconds, settings.cold_l2, flusher, stream.get());
+        TimingSettings alone = timing_settings;  // at least kBlockedTimedSeconds of timed reps
+        alone.reps = std::max(settings.reps, static_cast<int>(std::ceil(kBlockedTimedSeconds * warm_up_runs /
+                                                                        kBlockedWarmupSeconds)));
+        NvmlSampler sampler(gpu.pci_bus_id);
+        timings.push_back(time_interleaved(std::span(&launch, 1), alone, flusher, stream.get()).front());
+        powers.push_back(sampler.stop());
+      }
+    } else {
+      NvmlSampler sampler(gpu.pci_bus_id);
+      timings = time_interleaved(timed, timing_settings, flusher, stream.get());
+      powers.assign(timings.size(), sampler.stop());
+    }
     std::optional<double> cublas_ms;
     for (size_t i = 0; i < timings.size(); ++i) {
       ResultRow& row = rows[timed_rows[i]];
@@ -530,7 +551,7 @@ int command_compare(const CompareCommand& command) {
       row.ms_q3 = timings[i].ms.q3;
       row.tflops = tflops(shape.m, shape.n, shape.k, timings[i].ms.median);
       if (row.kernel == 0) cublas_ms = timings[i].ms.median;
-      if (power) row.sm_clock_mhz = power->sm_clock_mhz, row.power_w = power->power_w;
+      if (powers[i]) row.sm_clock_mhz = powers[i]->sm_clock_mhz, row.power_w = powers[i]->power_w;
     }
     for (size_t index = first_row; index < rows.size(); ++index)
       if (cublas_ms && rows[index].ms_median)

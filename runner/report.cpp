@@ -86,7 +86,8 @@ nlohmann::json to_json(const Environment& environment, const CompareSettings& se
       {"timestamp_utc", environment.timestamp_utc},
   };
   document["settings"] = {
-      {"warmup", settings.warmup}, {"reps", settings.reps}, {"cold_l2", settings.cold_l2}, {"seed", settings.seed}};
+      {"warmup", settings.warmup}, {"reps", settings.reps}, {"cold_l2", settings.cold_l2}, {"seed", settings.seed},
+      {"order", settings.blocked ? "blocked" : "interleaved"}};
   document["rows"] = nlohmann::json::array();
   for (const ResultRow& row : rows) {
     document["rows"].push_back({
@@ -127,7 +128,10 @@ void write_markdown(std::ostream& out, const Environment& environment, const Com
   out << "# gemm compare\n\n";
   out << "- GPU: " << environment_line(environment) << "\n";
   out << "- " << settings.reps << " reps after " << settings.warmup << " warm-up, "
-      << (settings.cold_l2 ? "cold L2 (flushed before every rep)" : "hot L2") << ", seed " << settings.seed << "\n";
+      << (settings.cold_l2 ? "cold L2 (flushed before every rep)" : "hot L2") << ", "
+      << (settings.blocked ? "each kernel timed alone, after running back to back (--blocked)"
+                           : "kernels interleaved rep by rep")
+      << ", seed " << settings.seed << "\n";
   out << "- gemm " << environment.gemm_version << ", commit " << environment.git_commit << ", "
       << environment.timestamp_utc << "\n\n";
   out << "| kernel | name | M | N | K | median ms | q1 | q3 | TFLOP/s | vs cuBLAS | max rel err | SM MHz | W | status |\n";

@@ -34,6 +34,7 @@ struct CompareSettings {
   int reps = 0;
   bool cold_l2 = true;
   unsigned long long seed = 0;
+  bool blocked = false;  // each kernel timed alone (--blocked) rather than interleaved rep by rep
 };
 
 // One kernel on one shape. Timing fields are empty when the kernel did not run (refused or failed).

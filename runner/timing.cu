@@ -1,6 +1,7 @@
 #include "runner/timing.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/cuda_check.h"
 #include "runner/watchdog.h"
@@ -96,6 +97,23 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
   }
   for (Timing& timing : timings) timing.ms = quartiles(timing.samples_ms);
   return timings;
+}
+
+int warm_up_for(const TimedLaunch& timed, double seconds, bool cold_l2, const L2Flusher& flusher,
+                cudaStream_t stream) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  int runs = 0;
+  // Chunks that double up to a batch keep the GPU busy while the host checks the time between them.
+  for (int chunk = 1; elapsed() < seconds; chunk = std::min(2 * chunk, kLaunchesPerBatch)) {
+    for (int run = 0; run < chunk; ++run) {
+      if (cold_l2) flusher.flush(stream);
+      (*timed.launch)(stream);
+    }
+    wait_for_stream(stream, timed.time_limit_seconds * chunk);
+    runs += chunk;
+  }
+  return runs;
 }
 
 }  // namespace gemm

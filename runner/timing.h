@@ -63,4 +63,20 @@ struct TimedLaunch {
 std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, const TimingSettings& settings,
                                      const L2Flusher& flusher, cudaStream_t stream);
 
+// `gemm compare --blocked` times each kernel alone: kBlockedWarmupSeconds of it back to back, then its warm-up
+// and at least kBlockedTimedSeconds of timed reps (more than --reps where they take less). NVML's power reading
+// on an H100 averages about the last second, and the power limit acts on it: run back to back, a kernel's clock
+// falls from 1980 MHz within 0.2 s, dips below its steady value when the average reaches the limit after about
+// 1 s, and settles by 1.5 s (measured with `gemm run`). At the limit it keeps moving by ±5 % over tenths of a
+// second, so fifty reps of a 2.5 ms kernel would catch one phase of that.
+constexpr double kBlockedWarmupSeconds = 2.0;
+constexpr double kBlockedTimedSeconds = 2.0;
+
+// Runs one launch over and over (each run after an L2 flush when cold) until `seconds` of wall time have
+// passed, and returns how many runs that took. `gemm compare --blocked` warms each kernel up this way: under a
+// power limit the clock a kernel gets depends on the power drawn over about the last second, so a kernel timed
+// right after another one is timed at a clock set partly by its predecessor.
+int warm_up_for(const TimedLaunch& timed, double seconds, bool cold_l2, const L2Flusher& flusher,
+                cudaStream_t stream);
+
 }  // namespace gemm

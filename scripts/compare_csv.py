@@ -120,7 +120,7 @@ def gpu_name(document: dict) -> Optional[str]:
 
 
 def settings_value(document: dict, key: str):
-    """One entry of compare.json's "settings" (reps, warmup, cold_l2, seed), or None."""
+    """One entry of compare.json's "settings" (reps, warmup, cold_l2, seed, order), or None."""
     settings = document.get("settings")
     return settings.get(key) if isinstance(settings, dict) else None
 

@@ -53,10 +53,13 @@ def caption(csv_path: Path, readme: Path, document: dict) -> str:
     compare.json would supply (reps, L2 mode, GPU) are left out when it is absent rather than guessed."""
     reps = compare_csv.settings_value(document, "reps")
     cold_l2 = compare_csv.settings_value(document, "cold_l2")
+    order = compare_csv.settings_value(document, "order")
     gpu = compare_csv.gpu_name(document)
     parts = ["TFLOP/s", f"median of {reps} reps" if reps is not None else "median"]
     if isinstance(cold_l2, bool):
         parts.append("cold L2" if cold_l2 else "hot L2")
+    if order == "blocked":  # interleaved, the default, goes unsaid
+        parts.append("each kernel timed alone (--blocked)")
     if gpu:
         parts.append(f"on {gpu}")
     link = relative_link(csv_path, readme)

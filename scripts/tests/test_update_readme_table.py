@@ -140,6 +140,15 @@ class UpdateReadmeTableTest(unittest.TestCase):
         self.assertEqual(self.update().returncode, 0)
         self.assertIn("median of 50 reps, hot L2, on", self.readme.read_text(encoding="utf-8"))
 
+    def test_caption_says_blocked(self):
+        json_path = self.run_dir / "compare.json"
+        json_path.write_text(json_path.read_text(encoding="utf-8").replace('"cold_l2": true',
+                                                                           '"cold_l2": true, "order": "blocked"'),
+                             encoding="utf-8")
+        self.assertEqual(self.update().returncode, 0)
+        self.assertIn("median of 50 reps, cold L2, each kernel timed alone (--blocked), on",
+                      self.readme.read_text(encoding="utf-8"))
+
     def test_idempotent_and_does_not_rewrite_an_unchanged_file(self):
         self.assertEqual(self.update().returncode, 0)
         first = self.readme.read_bytes()

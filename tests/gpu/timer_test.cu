@@ -4,7 +4,8 @@
 // Three "kernels" spin on the GPU's global timer for 0.5, 1 and 2 ms. Their medians must be within 5 % of
 // that, and every sample of a shorter one must be shorter than every sample of a longer one (a sample given
 // to the wrong launch would break that: the order changes every rep, and with three launches every second
-// block of reps runs backwards). Exit 0 pass, 1 fail, 77 no GPU.
+// block of reps runs backwards). warm_up_for must run a launch for about the time asked. Exit 0 pass, 1 fail,
+// 77 no GPU.
 #include <algorithm>
 #include <cstdio>
 
@@ -62,6 +63,15 @@ int run() {
       ++failures;
     }
   }
+  // warm_up_for runs a launch until the time is up: 0.2 s of a 0.5 ms launch is about 400 runs (fewer when
+  // each run waits for the flush; never so few that the time cannot have passed).
+  const double warm_up_seconds = 0.2;
+  const int runs = warm_up_for(timed[0], warm_up_seconds, true, flusher, stream.get());
+  const double spun_seconds = runs * durations_ms[0] * 1e-3;
+  const bool warm_up_ok = spun_seconds >= 0.5 * warm_up_seconds && spun_seconds <= 2 * warm_up_seconds;
+  std::printf("%s warm_up_for(%.1f s) of the 0.5 ms launch: %d runs\n", warm_up_ok ? "ok  " : "FAIL",
+              warm_up_seconds, runs);
+  failures += !warm_up_ok;
   return failures ? 1 : 0;
 }
 

@@ -280,7 +280,13 @@ TEST(CliCompare, DefaultsToAllKernelsDefaultShapesAndNoOutput) {
   EXPECT_EQ(compare.reps, 50);
   EXPECT_EQ(compare.warmup, 10);
   EXPECT_FALSE(compare.hot);
+  EXPECT_FALSE(compare.blocked);
   EXPECT_EQ(compare.seed, std::nullopt);
+}
+
+TEST(CliCompare, BlockedTimesEachKernelAlone) {
+  EXPECT_TRUE(parse_as<CompareCommand>({"compare", "--blocked"}).blocked);
+  EXPECT_TRUE(parse_as<CompareCommand>({"compare", "--blocked", "--hot", "--kernels", "9"}).hot);
 }
 
 TEST(CliCompare, SizesComeBeforeShapesInTheGivenOrder) {

@@ -217,6 +217,7 @@ TEST(ToJson, HasEnvironmentAndSettings) {
   EXPECT_EQ(document.at("settings").at("warmup"), 3);
   EXPECT_EQ(document.at("settings").at("cold_l2"), true);
   EXPECT_EQ(document.at("settings").at("seed"), 1234);
+  EXPECT_EQ(document.at("settings").at("order"), "interleaved");
   EXPECT_TRUE(document.at("rows").is_array());
   EXPECT_TRUE(document.at("rows").empty());
 }
@@ -263,6 +264,21 @@ TEST(WriteMarkdown, HasTheGpuLine) {
   const std::string markdown = markdown_of({timed_row()});
   EXPECT_NE(markdown.find("- GPU: " + environment_line(test_environment())), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("NVIDIA H100 80GB HBM3"), std::string::npos) << markdown;
+}
+
+TEST(ToJson, RecordsABlockedRun) {
+  CompareSettings settings = test_settings();
+  settings.blocked = true;
+  EXPECT_EQ(to_json(test_environment(), settings, {}).at("settings").at("order"), "blocked");
+}
+
+TEST(WriteMarkdown, SaysHowTheKernelsWereTimed) {
+  EXPECT_NE(markdown_of({timed_row()}).find("kernels interleaved rep by rep"), std::string::npos);
+  CompareSettings settings = test_settings();
+  settings.blocked = true;
+  std::ostringstream out;
+  write_markdown(out, test_environment(), settings, {timed_row()});
+  EXPECT_NE(out.str().find("each kernel timed alone, after running back to back"), std::string::npos) << out.str();
 }
 
 TEST(WriteMarkdown, HasOneTableRowPerResult) {

@@ -88,8 +88,8 @@ TEST(InterleavedLaunch, EachLaunchGoesFirstOnceEveryNReps) {
     std::vector<int> first(launches, 0);
     for (int rep = 0; rep < 4 * launches; ++rep) {
       ++first[interleaved_launch(rep, 0, launches)];
-      if ((rep + 1) % launches == 0)
-        for (int count : first) EXPECT_EQ(count, (rep + 1) / launches) << launches << " launches, rep " << rep;
+      if ((rep + 1) % launches != 0) continue;
+      for (int count : first) EXPECT_EQ(count, (rep + 1) / launches) << launches << " launches, rep " << rep;
     }
   }
 }
