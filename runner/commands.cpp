@@ -467,8 +467,7 @@ int command_compare(const CompareCommand& command) {
                                  command.blocked};
   std::cout << "GPU   " << environment_line(environment) << "\n";
   std::cout << "      " << settings.reps << " reps, " << (settings.cold_l2 ? "cold" : "hot") << " L2, "
-            << (settings.blocked ? "blocked" : "interleaved") << ", seed "
-            << settings.seed << ", commit " << environment.git_commit << std::endl;
+            << timing_order(settings) << ", seed " << settings.seed << ", commit " << environment.git_commit << std::endl;
 
   Stream stream;
   const L2Flusher flusher(gpu.l2_bytes);

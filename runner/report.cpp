@@ -87,7 +87,7 @@ nlohmann::json to_json(const Environment& environment, const CompareSettings& se
   };
   document["settings"] = {
       {"warmup", settings.warmup}, {"reps", settings.reps}, {"cold_l2", settings.cold_l2}, {"seed", settings.seed},
-      {"order", settings.blocked ? "blocked" : "interleaved"}};
+      {"order", timing_order(settings)}};
   document["rows"] = nlohmann::json::array();
   for (const ResultRow& row : rows) {
     document["rows"].push_back({

@@ -37,6 +37,11 @@ struct CompareSettings {
   bool blocked = false;  // each kernel timed alone (--blocked) rather than interleaved rep by rep
 };
 
+// How the kernels were timed, as compare.json's settings.order and the console say it: "interleaved" or "blocked".
+inline const char* timing_order(const CompareSettings& settings) {
+  return settings.blocked ? "blocked" : "interleaved";
+}
+
 // One kernel on one shape. Timing fields are empty when the kernel did not run (refused or failed).
 struct ResultRow {
   int kernel = 0;

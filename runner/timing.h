@@ -73,9 +73,7 @@ constexpr double kBlockedWarmupSeconds = 2.0;
 constexpr double kBlockedTimedSeconds = 2.0;
 
 // Runs one launch over and over (each run after an L2 flush when cold) until `seconds` of wall time have
-// passed, and returns how many runs that took. `gemm compare --blocked` warms each kernel up this way: under a
-// power limit the clock a kernel gets depends on the power drawn over about the last second, so a kernel timed
-// right after another one is timed at a clock set partly by its predecessor.
+// passed, and returns how many runs that took: `gemm compare --blocked`'s warm-up (above).
 int warm_up_for(const TimedLaunch& timed, double seconds, bool cold_l2, const L2Flusher& flusher,
                 cudaStream_t stream);
 
