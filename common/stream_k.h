@@ -122,6 +122,11 @@ struct StreamKSchedule {
   __host__ __device__ bool splits() const { return whole_tiles < tiles; }
 
   __host__ __device__ int split_tiles() const { return tiles - whole_tiles; }
+
+  // Rounds in which every worker has a whole tile: round r is positions [r · workers, (r + 1) · workers). An
+  // unsplit schedule's last round may be partial; it is round full_rounds(), and its tiles are whole too.
+  __host__ __device__ int full_rounds() const { return whole_tiles / workers; }
+  __host__ __device__ int round_of(const WorkUnit& unit) const { return unit.tile / workers; }  // whole tiles
   __host__ __device__ int64_t split_iterations() const { return int64_t{split_tiles()} * k_tiles; }
 
   // The first split iteration of `worker` (iteration i is k block i % k_tiles of tile i / k_tiles), and

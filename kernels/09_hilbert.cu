@@ -37,6 +37,7 @@
 #include "common/mbarrier.h"
 #include "common/named_barrier.h"
 #include "common/pipeline_state.h"
+#include "common/round_barrier.h"
 #include "common/setmaxnreg.h"
 #include "common/shared_storage.h"
 #include "common/stream_k.h"
@@ -98,7 +99,8 @@ static_assert(kSharedBytes <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of s
 __global__ void __launch_bounds__(kThreads, 1)
     hilbert_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_c, GemmProblem problem, const uint32_t* tile_order,
-                   StreamKSchedule schedule, float* partials, uint32_t* partial_flags, uint32_t launch_epoch) {
+                   StreamKSchedule schedule, float* partials, uint32_t* partial_flags, uint32_t launch_epoch,
+                   RoundBarrier round_barrier) {
 #if GEMM_SM90A_DEVICE_CODE
   SharedStorage& smem = shared_storage<SharedStorage>();
   const int worker = cluster_index();  // the schedule's workers are clusters
@@ -129,6 +131,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         const TileCoord cluster_tile = unpack_tile(tile_order[unit.tile]);
         const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
         const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
+        const bool whole = unit.tile < schedule.whole_tiles;  // the split tiles' units go as they come
+        const int round = schedule.round_of(unit);
+        if (whole) round_barrier.wait_for_round(round);  // every CTA has issued the rounds before
         for (int k_tile = unit.k_begin; k_tile < unit.k_end; ++k_tile) {
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
           mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kTileBytesB);
@@ -146,6 +151,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             tma_load_2d(slice_b, &map_b, &smem.full[write.stage], k_tile * kBlockK, col);
           write.advance();
         }
+        if (whole && round < schedule.full_rounds()) round_barrier.arrive();
       }
     }
   } else {
@@ -269,11 +275,18 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   const auto partial_flags = std::make_shared<DeviceBuffer<uint32_t>>(slots, "the split tiles' flags");
   if (split) CUDA_CHECK(cudaMemset(partial_flags->get(), 0, slots * sizeof(uint32_t)));
   const auto epoch = std::make_shared<uint32_t>(0);
+  // The round barrier's counter, never cleared: each launch starts where the last one left it.
+  const auto round_counter = std::make_shared<DeviceBuffer<uint32_t>>(1, "the round barrier's counter");
+  CUDA_CHECK(cudaMemset(round_counter->get(), 0, sizeof(uint32_t)));
+  const auto round_base = std::make_shared<uint32_t>(0);
+  const uint32_t arrivals = RoundBarrier::arrivals_per_launch(grid, schedule.full_rounds());
   const auto enqueue = [=](cudaStream_t stream) {
     if (++*epoch == 0) *epoch = 1;
+    const RoundBarrier round_barrier{round_counter->get(), *round_base, static_cast<uint32_t>(grid)};
     launch_with_cluster(hilbert_kernel, grid, kThreads, kSharedBytes, kClusterSize, stream, map_a, map_b, map_c,
                         problem, static_cast<const uint32_t*>(tile_order->get()), schedule, partials->get(),
-                        partial_flags->get(), *epoch);
+                        partial_flags->get(), *epoch, round_barrier);
+    *round_base += arrivals;
   };
   return {enqueue, reinterpret_cast<const void*>(hilbert_kernel)};
 }
@@ -281,4 +294,4 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
-// sass: sm_90a hilbert_kernel UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a hilbert_kernel UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU

@@ -1,0 +1,129 @@
+// The round barrier (common/round_barrier.h) with kernel 09's schedules (common/stream_k.h): the counter's
+// arithmetic across launches and wrap-around, and that no worker can wait for an arrival that never comes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "common/round_barrier.h"
+#include "common/stream_k.h"
+
+namespace gemm {
+namespace {
+
+TEST(RoundBarrier, OpensWhenEveryCtaHasArrivedInEachRoundBefore) {
+  const RoundBarrier barrier{nullptr, 1000, 132};
+  EXPECT_TRUE(barrier.open(1000, 0));  // round 0 never waits
+  EXPECT_FALSE(barrier.open(1000, 1));
+  EXPECT_FALSE(barrier.open(1131, 1));  // one CTA missing
+  EXPECT_TRUE(barrier.open(1132, 1));
+  EXPECT_FALSE(barrier.open(1263, 2));
+  EXPECT_TRUE(barrier.open(1264, 2));
+  EXPECT_TRUE(barrier.open(1300, 2));  // CTAs already past round 2 do not close it
+}
+
+TEST(RoundBarrier, ExactAcrossWrapAround) {
+  // The launch starts 64 arrivals short of 2^32: round 1 opens after the counter wraps to 68.
+  const RoundBarrier barrier{nullptr, 0xffffffc0u, 132};
+  EXPECT_FALSE(barrier.open(0xffffffc0u, 1));
+  EXPECT_FALSE(barrier.open(0xffffffffu, 1));
+  EXPECT_FALSE(barrier.open(67, 1));
+  EXPECT_TRUE(barrier.open(68, 1));
+  EXPECT_FALSE(barrier.open(199, 2));
+  EXPECT_TRUE(barrier.open(200, 2));
+}
+
+TEST(RoundBarrier, LaunchAfterLaunchTheBaseFollowsTheCounter) {
+  // 16384³ on an H100: 132 CTAs, 62 full rounds (4092 whole tiles on 66 clusters) per launch. The counter and
+  // the launcher's base advance in step for more launches than it takes to wrap, and each launch's rounds open
+  // exactly when the last CTA of the round before arrives.
+  const uint32_t ctas = 132;
+  const StreamKSchedule schedule = StreamKSchedule::make(4096, 256, 66);
+  ASSERT_EQ(schedule.full_rounds(), 62);
+  const uint32_t arrivals = RoundBarrier::arrivals_per_launch(ctas, schedule.full_rounds());
+  EXPECT_EQ(arrivals, 132u * 62u);
+  uint32_t counter = 0, base = 0;
+  const uint64_t launches = (uint64_t{1} << 32) / arrivals + 3;  // past one wrap of the counter
+  for (uint64_t launch = 0; launch < launches; ++launch) {
+    const RoundBarrier barrier{nullptr, base, ctas};
+    // Check every round of the first launches and of those around the wrap; the counter just advances elsewhere.
+    const bool check = launch < 3 || launch + 5 > launches;
+    for (int round = 0; round < schedule.full_rounds(); ++round) {
+      if (check) {
+        EXPECT_TRUE(barrier.open(counter, round)) << "launch " << launch << ", round " << round;
+        EXPECT_FALSE(barrier.open(counter, round + 1)) << "launch " << launch << ", round " << round + 1;
+      }
+      counter += ctas;
+    }
+    EXPECT_EQ(counter, base + arrivals);
+    base += arrivals;
+  }
+}
+
+// Every whole tile of a full round is one worker's, one per worker; each worker's whole tiles come first, in
+// round order; a partial last round (unsplit schedules) is round full_rounds(). So every CTA arrives in every
+// full round, and a simulation in which each worker waits at each whole tile for the rounds before it finishes.
+void check_rounds(const StreamKSchedule& schedule) {
+  SCOPED_TRACE(testing::Message() << schedule.tiles << " tiles of " << schedule.k_tiles << " k blocks on "
+                                  << schedule.workers << " workers, " << schedule.whole_tiles << " whole");
+  const int full_rounds = schedule.full_rounds();
+  std::vector<std::vector<WorkUnit>> units(schedule.workers);
+  std::vector<std::vector<int>> whole_per_round(full_rounds + 1, std::vector<int>(schedule.workers, 0));
+  for (int worker = 0; worker < schedule.workers; ++worker) {
+    bool split_seen = false;
+    int next_round = 0;
+    for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
+      units[worker].push_back(unit);
+      ASSERT_LT(units[worker].size(), 100'000u);
+      if (unit.tile >= schedule.whole_tiles) {
+        split_seen = true;
+        continue;
+      }
+      EXPECT_FALSE(split_seen) << "a whole tile after a split unit";
+      const int round = schedule.round_of(unit);
+      EXPECT_EQ(round, next_round++) << "worker " << worker << ": rounds out of order";
+      ASSERT_LE(round, full_rounds);
+      ++whole_per_round[round][worker];
+    }
+  }
+  for (int round = 0; round < full_rounds; ++round)
+    for (int worker = 0; worker < schedule.workers; ++worker)
+      EXPECT_EQ(whole_per_round[round][worker], 1) << "round " << round << ", worker " << worker;
+  if (schedule.splits()) {
+    for (int worker = 0; worker < schedule.workers; ++worker) EXPECT_EQ(whole_per_round[full_rounds][worker], 0);
+  }
+  // Simulate with the kernel's rule (wait at a whole tile of round r for r × workers arrivals, arrive after a
+  // whole tile of a full round): some worker can always move until all are done.
+  std::vector<size_t> position(schedule.workers, 0);
+  uint32_t arrived = 0;
+  const RoundBarrier barrier{nullptr, 0, static_cast<uint32_t>(schedule.workers)};
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int worker = 0; worker < schedule.workers; ++worker) {
+      if (position[worker] == units[worker].size()) continue;
+      const WorkUnit& unit = units[worker][position[worker]];
+      const bool whole = unit.tile < schedule.whole_tiles;
+      if (whole && !barrier.open(arrived, schedule.round_of(unit))) continue;
+      if (whole && schedule.round_of(unit) < full_rounds) ++arrived;
+      ++position[worker];
+      moved = true;
+    }
+  }
+  for (int worker = 0; worker < schedule.workers; ++worker)
+    EXPECT_EQ(position[worker], units[worker].size()) << "worker " << worker << " waits forever";
+  EXPECT_EQ(arrived, RoundBarrier::arrivals_per_launch(schedule.workers, full_rounds));
+}
+
+TEST(RoundBarrier, EveryWorkerArrivesInEveryFullRound) {
+  check_rounds(StreamKSchedule::make(4096, 256, 66));  // 16384³: even runs after 62 rounds
+  check_rounds(StreamKSchedule::make(1024, 128, 66));  // 8192³
+  check_rounds(StreamKSchedule::make(896, 64, 66));    // 4096 × 14336 × 4096: heads and tails
+  check_rounds(StreamKSchedule::make(256, 64, 66));    // 4096³: unsplit, 4 rounds on 64 clusters
+  check_rounds(StreamKSchedule::make(30, 1, 66));      // fewer tiles than workers: one partial round
+  for (int workers : {1, 2, 7, 66})
+    for (int tiles = 1; tiles <= 300; tiles += 7)
+      for (int k_tiles : {1, 40, 64}) check_rounds(StreamKSchedule::make(tiles, k_tiles, workers));
+}
+
+}  // namespace
+}  // namespace gemm
