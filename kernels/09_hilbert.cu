@@ -1,4 +1,4 @@
-// Kernel 09 — the schedule: cluster tiles along a Hilbert curve, and the last round split along K.
+// Kernel 09 — the schedule: cluster tiles along a Hilbert curve, rounds in step, and the last round split along K.
 //
 // Kernels 06-08 walk the tiles in grouped order: bands of tile rows, column by column. The tiles in flight
 // together (one per cluster, a "wave") form a block kGroupRows tall, but consecutive waves jump: at the end of
@@ -12,6 +12,12 @@
 //
 // The order is computed on the host when the kernel is prepared for a shape and handed to the kernel as a
 // table of packed (row, column) cluster tiles in device memory, one 4-byte load per tile.
+//
+// An order only saves DRAM reads if the clusters of a round read their shared panels at about the same time,
+// and a persistent grid drifts: over 62 rounds of 256 k blocks (16384³) the clusters end up further apart in K
+// than the L2 can bridge. So the producers meet at the start of every round (common/round_barrier.h): each CTA
+// adds 1 to a counter in global memory when it has issued a round's last load, and waits before the next
+// round's first until every CTA has. The consumers go on with the stages already loaded meanwhile.
 //
 // The order decides which tiles run together; it cannot fix how many rounds there are. At 8192³ the 1024
 // cluster tiles make 15.52 rounds of 66 clusters, and half the GPU idles through the 16th. So the tail of
