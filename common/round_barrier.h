@@ -15,6 +15,13 @@
 // go on with the stages already loaded, which hide a short wait. The counter carries timing, not data, so
 // relaxed operations do (`red.relaxed.gpu`, `ld.relaxed.gpu`: PTX ISA, "Memory Consistency Model").
 //
+// Only where drift builds up. Each meeting waits for the round's slowest producer, which costs a little
+// everywhere: on an H100, +0.65 % cycles at 8192³ and 0.6-1.1 % of time on 4096 × 14336 × 4096 (kernel 09's
+// notes). The drift it removes grows with a worker's k blocks: it moved DRAM reads at 15 × 224 k blocks per
+// worker (16384 × 4096 × 14336: −16 %) and at 62 × 256 (16384³: −53 %), not at 15 × 128 (8192³). So a launch
+// meets only from kMinKBlocksToMeet k blocks of full rounds per worker on (`worth_meeting`); below it the
+// launcher passes no counter and the producers run free.
+//
 // The counter is never cleared: each launch adds the same number of arrivals (`arrivals_per_launch`) and is
 // told the value it starts from (`base`); the comparison is a difference in 32-bit unsigned arithmetic, exact
 // across wrap-around. So launches of one prepared problem must run one after another (the runner's do, on one
@@ -31,9 +38,17 @@
 namespace gemm {
 
 struct RoundBarrier {
-  uint32_t* counter = nullptr;
-  uint32_t base = 0;  // the counter's value when this launch starts
-  uint32_t ctas = 0;  // the CTAs that arrive once in every full round
+  uint32_t* counter = nullptr;  // none: this launch does not meet
+  uint32_t base = 0;            // the counter's value when this launch starts
+  uint32_t ctas = 0;            // the CTAs that arrive once in every full round
+
+  // Between 1920 k blocks per worker, where the meetings bought nothing, and 3360, where they did.
+  static constexpr long long kMinKBlocksToMeet = 3000;
+
+  // Whether a schedule of `full_rounds` full rounds of `k_tiles` k blocks each drifts enough to meet.
+  static constexpr bool worth_meeting(int full_rounds, int k_tiles) {
+    return static_cast<long long>(full_rounds) * k_tiles >= kMinKBlocksToMeet;
+  }
 
   // What one launch adds to the counter: every CTA, once per full round.
   static constexpr uint32_t arrivals_per_launch(uint32_t ctas, int full_rounds) {
@@ -49,7 +64,7 @@ struct RoundBarrier {
 #ifdef __CUDACC__
   // Called by one thread per CTA (the producer) before the first load of a whole tile of round `round`.
   __device__ __forceinline__ void wait_for_round(int round) const {
-    if (round == 0) return;
+    if (counter == nullptr || round == 0) return;
     uint32_t seen;
     do {
       asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(counter) : "memory");
@@ -58,6 +73,7 @@ struct RoundBarrier {
 
   // Called by the same thread after issuing the last load of a full round.
   __device__ __forceinline__ void arrive() const {
+    if (counter == nullptr) return;
     asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;\n" ::"l"(counter) : "memory");
   }
 #endif

@@ -7,6 +7,7 @@
 
 #include "common/round_barrier.h"
 #include "common/stream_k.h"
+#include "runner/shapes.h"
 
 namespace gemm {
 namespace {
@@ -123,6 +124,44 @@ TEST(RoundBarrier, EveryWorkerArrivesInEveryFullRound) {
   for (int workers : {1, 2, 7, 66})
     for (int tiles = 1; tiles <= 300; tiles += 7)
       for (int k_tiles : {1, 40, 64}) check_rounds(StreamKSchedule::make(tiles, k_tiles, workers));
+}
+
+// Which launches meet: the ones whose workers have at least 3000 k blocks of full rounds, where drift was
+// measured to cost DRAM reads (kernel 09's cluster tiles are 256 × 256, k blocks 64; 66 clusters on an H100).
+TEST(RoundBarrier, OnlySchedulesLongEnoughToDriftMeet) {
+  struct Case {
+    int cluster_tiles, k_tiles, full_rounds;
+    bool meets;
+  };
+  const Case cases[] = {
+      {64 * 64, 256, 62, true},   // 16384³
+      {64 * 16, 224, 15, true},   // 16384 × 4096 × 14336: 3360 k blocks per worker
+      {32 * 32, 128, 15, false},  // 8192³: 1920
+      {16 * 56, 64, 13, false},   // 4096 × 14336 × 4096
+      {24 * 24, 96, 9, false},    // 6144³ (unsplit, 9 rounds on 64 clusters)
+      {16 * 16, 64, 4, false},    // 4096³ (unsplit, 64 clusters)
+      {2 * 32, 128, 1, false},    // 512 × 8192 × 8192: one round, on the 64 clusters it needs
+  };
+  for (const Case& c : cases) {
+    const StreamKSchedule schedule = StreamKSchedule::make(c.cluster_tiles, c.k_tiles, 66);
+    SCOPED_TRACE(testing::Message() << c.cluster_tiles << " cluster tiles of " << c.k_tiles << " k blocks");
+    EXPECT_EQ(schedule.full_rounds(), c.full_rounds);
+    EXPECT_EQ(RoundBarrier::worth_meeting(schedule.full_rounds(), schedule.k_tiles), c.meets);
+  }
+  EXPECT_FALSE(RoundBarrier::worth_meeting(11, 272));  // 2992 k blocks
+  EXPECT_TRUE(RoundBarrier::worth_meeting(12, 250));   // 3000
+}
+
+// `gemm check`'s suite exercises the meetings: on a 132-SM GPU one of its shapes is long enough to meet.
+TEST(RoundBarrier, TheCheckSuiteHasAShapeThatMeets) {
+  int meeting_shapes = 0;
+  for (const Shape& shape : shape_suite()) {
+    const int cluster_tiles = ceil_div(ceil_div(shape.m, 128), 2) * ceil_div(shape.n, 256);
+    const StreamKSchedule schedule = StreamKSchedule::make(cluster_tiles, ceil_div(shape.k, 64), 66);
+    if (schedule.full_rounds() >= 1 && RoundBarrier::worth_meeting(schedule.full_rounds(), schedule.k_tiles))
+      ++meeting_shapes;
+  }
+  EXPECT_GE(meeting_shapes, 1);
 }
 
 }  // namespace
