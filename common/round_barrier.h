@@ -16,11 +16,11 @@
 // relaxed operations do (`red.relaxed.gpu`, `ld.relaxed.gpu`: PTX ISA, "Memory Consistency Model").
 //
 // Only where drift builds up. Each meeting waits for the round's slowest producer, which costs a little
-// everywhere: on an H100, +0.65 % cycles at 8192³ and 0.6-1.1 % of time on 4096 × 14336 × 4096 (kernel 09's
-// notes). The drift it removes grows with a worker's k blocks: it moved DRAM reads at 15 × 224 k blocks per
-// worker (16384 × 4096 × 14336: −16 %) and at 62 × 256 (16384³: −53 %), not at 15 × 128 (8192³). So a launch
-// meets only from kMinKBlocksToMeet k blocks of full rounds per worker on (`worth_meeting`); below it the
-// launcher passes no counter and the producers run free.
+// everywhere. The drift it removes grows with a worker's k blocks: on an H100 the meetings cut DRAM reads at
+// 62 × 256 k blocks per worker (16384³: −53 %), 15 × 224 (16384 × 4096 × 14336: −16 %) and, less, at 15 × 128
+// (8192³: 0-9 %), and not at 13 × 64 (4096 × 14336 × 4096), where they cost 1.3 % more cycles for nothing
+// (kernel 09's notes). So a launch meets only from kMinKBlocksToMeet k blocks of full rounds per worker on
+// (`worth_meeting`); below it the launcher passes no counter and the producers run free.
 //
 // The counter is never cleared: each launch adds the same number of arrivals (`arrivals_per_launch`) and is
 // told the value it starts from (`base`); the comparison is a difference in 32-bit unsigned arithmetic, exact
@@ -42,8 +42,8 @@ struct RoundBarrier {
   uint32_t base = 0;            // the counter's value when this launch starts
   uint32_t ctas = 0;            // the CTAs that arrive once in every full round
 
-  // Between 1920 k blocks per worker, where the meetings bought nothing, and 3360, where they did.
-  static constexpr long long kMinKBlocksToMeet = 3000;
+  // Between 832 k blocks per worker, where the meetings bought nothing, and 1920, where they cut DRAM reads.
+  static constexpr long long kMinKBlocksToMeet = 1000;
 
   // Whether a schedule of `full_rounds` full rounds of `k_tiles` k blocks each drifts enough to meet.
   static constexpr bool worth_meeting(int full_rounds, int k_tiles) {

@@ -17,7 +17,8 @@
 // and a persistent grid drifts: over 62 rounds of 256 k blocks (16384³) the clusters end up further apart in K
 // than the L2 can bridge. So the producers meet at the start of every round (common/round_barrier.h): each CTA
 // adds 1 to a counter in global memory when it has issued a round's last load, and waits before the next
-// round's first until every CTA has. The consumers go on with the stages already loaded meanwhile.
+// round's first until every CTA has. The consumers go on with the stages already loaded meanwhile. Schedules
+// too short to drift (under 1000 k blocks per cluster: 4096 × 14336 × 4096, 6144³) do not meet.
 //
 // The order decides which tiles run together; it cannot fix how many rounds there are. At 8192³ the 1024
 // cluster tiles make 15.52 rounds of 66 clusters, and half the GPU idles through the 16th. So the tail of

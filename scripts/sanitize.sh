@@ -50,8 +50,8 @@ fi
 # Small and ragged: one tile plus one row/column, several partial tiles, K not a multiple of the k tile;
 # kernels that take any shape also get odd N and K. 2304 x 2048 x 2816 is more tiles than a GPU has SMs (the
 # persistent kernels loop), and on a 132-SM GPU kernel 09 splits its last round along K; 3000 x 2056 x 1000
-# gives kernel 09 two whole rounds (too few k blocks for its producers to meet: the meetings need a shape of
-# more than a TFLOP, which the GPU tests run, tests/CMakeLists.txt).
+# gives kernel 09 two whole rounds (too few k blocks for its producers to meet; the GPU tests' 2816 x 3072 x
+# 32768 meets, tests/CMakeLists.txt).
 aligned_shapes=129x264x72,67x40x24,300x520x200,2304x2048x2816,3000x2056x1000
 odd_shapes=37x29x13
 
