@@ -15,13 +15,6 @@
 // go on with the stages already loaded, which hide a short wait. The counter carries timing, not data, so
 // relaxed operations do (`red.relaxed.gpu`, `ld.relaxed.gpu`: PTX ISA, "Memory Consistency Model").
 //
-// Only where drift builds up. Each meeting waits for the round's slowest producer, which costs a little
-// everywhere. The drift it removes grows with a worker's k blocks: on an H100 the meetings cut DRAM reads at
-// 62 × 256 k blocks per worker (16384³: −53 %), 15 × 224 (16384 × 4096 × 14336: −16 %) and, less, at 15 × 128
-// (8192³: 0-9 %), and not at 13 × 64 (4096 × 14336 × 4096), where they cost 1.3 % more cycles for nothing
-// (kernel 09's notes). So a launch meets only from kMinKBlocksToMeet k blocks of full rounds per worker on
-// (`worth_meeting`); below it the launcher passes no counter and the producers run free.
-//
 // The counter is never cleared: each launch adds the same number of arrivals (`arrivals_per_launch`) and is
 // told the value it starts from (`base`); the comparison is a difference in 32-bit unsigned arithmetic, exact
 // across wrap-around. So launches of one prepared problem must run one after another (the runner's do, on one
@@ -38,17 +31,9 @@
 namespace gemm {
 
 struct RoundBarrier {
-  uint32_t* counter = nullptr;  // none: this launch does not meet
-  uint32_t base = 0;            // the counter's value when this launch starts
-  uint32_t ctas = 0;            // the CTAs that arrive once in every full round
-
-  // Between 832 k blocks per worker, where the meetings bought nothing, and 1920, where they cut DRAM reads.
-  static constexpr long long kMinKBlocksToMeet = 1000;
-
-  // Whether a schedule of `full_rounds` full rounds of `k_tiles` k blocks each drifts enough to meet.
-  static constexpr bool worth_meeting(int full_rounds, int k_tiles) {
-    return static_cast<long long>(full_rounds) * k_tiles >= kMinKBlocksToMeet;
-  }
+  uint32_t* counter = nullptr;
+  uint32_t base = 0;  // the counter's value when this launch starts
+  uint32_t ctas = 0;  // the CTAs that arrive once in every full round
 
   // What one launch adds to the counter: every CTA, once per full round.
   static constexpr uint32_t arrivals_per_launch(uint32_t ctas, int full_rounds) {
@@ -64,7 +49,7 @@ struct RoundBarrier {
 #ifdef __CUDACC__
   // Called by one thread per CTA (the producer) before the first load of a whole tile of round `round`.
   __device__ __forceinline__ void wait_for_round(int round) const {
-    if (counter == nullptr || round == 0) return;
+    if (round == 0) return;
     uint32_t seen;
     do {
       asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(counter) : "memory");
@@ -73,7 +58,6 @@ struct RoundBarrier {
 
   // Called by the same thread after issuing the last load of a full round.
   __device__ __forceinline__ void arrive() const {
-    if (counter == nullptr) return;
     asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;\n" ::"l"(counter) : "memory");
   }
 #endif

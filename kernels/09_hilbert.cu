@@ -17,8 +17,7 @@
 // and a persistent grid drifts: over 62 rounds of 256 k blocks (16384³) the clusters end up further apart in K
 // than the L2 can bridge. So the producers meet at the start of every round (common/round_barrier.h): each CTA
 // adds 1 to a counter in global memory when it has issued a round's last load, and waits before the next
-// round's first until every CTA has. The consumers go on with the stages already loaded meanwhile. Schedules
-// too short to drift (under 1000 k blocks per cluster: 4096 × 14336 × 4096, 6144³) do not meet.
+// round's first until every CTA has. The consumers go on with the stages already loaded meanwhile.
 //
 // The order decides which tiles run together; it cannot fix how many rounds there are. At 8192³ the 1024
 // cluster tiles make 15.52 rounds of 66 clusters, and half the GPU idles through the 16th. So the tail of
@@ -282,16 +281,14 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   const auto partial_flags = std::make_shared<DeviceBuffer<uint32_t>>(slots, "the split tiles' flags");
   if (split) CUDA_CHECK(cudaMemset(partial_flags->get(), 0, slots * sizeof(uint32_t)));
   const auto epoch = std::make_shared<uint32_t>(0);
-  // The round barrier's counter, never cleared: each launch starts where the last one left it. Schedules too
-  // short to drift run free (no counter).
-  const bool meet = RoundBarrier::worth_meeting(schedule.full_rounds(), schedule.k_tiles);
+  // The round barrier's counter, never cleared: each launch starts where the last one left it.
   const auto round_counter = std::make_shared<DeviceBuffer<uint32_t>>(1, "the round barrier's counter");
   CUDA_CHECK(cudaMemset(round_counter->get(), 0, sizeof(uint32_t)));
   const auto round_base = std::make_shared<uint32_t>(0);
-  const uint32_t arrivals = meet ? RoundBarrier::arrivals_per_launch(grid, schedule.full_rounds()) : 0;
+  const uint32_t arrivals = RoundBarrier::arrivals_per_launch(grid, schedule.full_rounds());
   const auto enqueue = [=](cudaStream_t stream) {
     if (++*epoch == 0) *epoch = 1;
-    const RoundBarrier round_barrier{meet ? round_counter->get() : nullptr, *round_base, static_cast<uint32_t>(grid)};
+    const RoundBarrier round_barrier{round_counter->get(), *round_base, static_cast<uint32_t>(grid)};
     launch_with_cluster(hilbert_kernel, grid, kThreads, kSharedBytes, kClusterSize, stream, map_a, map_b, map_c,
                         problem, static_cast<const uint32_t*>(tile_order->get()), schedule, partials->get(),
                         partial_flags->get(), *epoch, round_barrier);
