@@ -125,7 +125,6 @@ const std::vector<Shape>& shape_suite() {
       {2300, 2040, 4000},   // 72 cluster tiles, 63 k tiles (the last one partial), ragged: 6 tiles split
       {4352, 1024, 8448},   // 68 cluster tiles: 2 tiles left over, each shared by 33 clusters
       {2500, 2504, 4000},   // 100 cluster tiles, 34 left over: heads and tails, two clusters with two tails
-      {2816, 3072, 32768},  // 132 cluster tiles of 512 k blocks: two whole rounds, long enough to meet
   };
   return suite;
 }

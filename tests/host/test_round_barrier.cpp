@@ -7,7 +7,6 @@
 
 #include "common/round_barrier.h"
 #include "common/stream_k.h"
-#include "runner/shapes.h"
 
 namespace gemm {
 namespace {
@@ -124,18 +123,6 @@ TEST(RoundBarrier, EveryWorkerArrivesInEveryFullRound) {
   for (int workers : {1, 2, 7, 66})
     for (int tiles = 1; tiles <= 300; tiles += 7)
       for (int k_tiles : {1, 40, 64}) check_rounds(StreamKSchedule::make(tiles, k_tiles, workers));
-}
-
-// `gemm check`'s suite exercises the meetings over long rounds: on a 132-SM GPU one of its shapes has at least
-// two full rounds of at least 512 k blocks.
-TEST(RoundBarrier, TheCheckSuiteHasLongRoundsThatMeet) {
-  int long_shapes = 0;
-  for (const Shape& shape : shape_suite()) {
-    const int cluster_tiles = ceil_div(ceil_div(shape.m, 128), 2) * ceil_div(shape.n, 256);
-    const StreamKSchedule schedule = StreamKSchedule::make(cluster_tiles, ceil_div(shape.k, 64), 66);
-    if (schedule.full_rounds() >= 2 && schedule.k_tiles >= 512) ++long_shapes;
-  }
-  EXPECT_GE(long_shapes, 1);
 }
 
 }  // namespace
