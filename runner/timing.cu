@@ -44,6 +44,12 @@ class PinnedFlag {
   int* device_ = nullptr;
 };
 
+// One untimed run of `timed` (after an L2 flush when cold): the warm-ups of both timing modes.
+void enqueue_untimed(const TimedLaunch& timed, bool cold_l2, const L2Flusher& flusher, cudaStream_t stream) {
+  if (cold_l2) flusher.flush(stream);
+  (*timed.launch)(stream);
+}
+
 }  // namespace
 
 L2Flusher::L2Flusher(size_t l2_bytes) : buffer_(std::max<size_t>(2 * l2_bytes, 1 << 20), "the L2 flush buffer") {}
@@ -60,10 +66,7 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
   for (const TimedLaunch& timed : launches) rep_limit += timed.time_limit_seconds;
 
   for (int rep = 0; rep < settings.warmup; ++rep)
-    for (const TimedLaunch& timed : launches) {
-      if (settings.cold_l2) flusher.flush(stream);
-      (*timed.launch)(stream);
-    }
+    for (const TimedLaunch& timed : launches) enqueue_untimed(timed, settings.cold_l2, flusher, stream);
   wait_for_stream(stream, rep_limit * std::max(settings.warmup, 1));
 
   std::vector<Timing> timings(kernels);
@@ -106,10 +109,7 @@ int warm_up_for(const TimedLaunch& timed, double seconds, bool cold_l2, const L2
   int runs = 0;
   // Chunks that double up to a batch keep the GPU busy while the host checks the time between them.
   for (int chunk = 1; elapsed() < seconds; chunk = std::min(2 * chunk, kLaunchesPerBatch)) {
-    for (int run = 0; run < chunk; ++run) {
-      if (cold_l2) flusher.flush(stream);
-      (*timed.launch)(stream);
-    }
+    for (int run = 0; run < chunk; ++run) enqueue_untimed(timed, cold_l2, flusher, stream);
     wait_for_stream(stream, timed.time_limit_seconds * chunk);
     runs += chunk;
   }
