@@ -1,5 +1,5 @@
-// A split along K of the last, partial wave of tiles: stream-K's even runs, or heads and tails. Introduced by
-// kernel 09.
+// A persistent schedule's work along K: the split of the last, partial wave of tiles (stream-K's even runs, or
+// heads and tails), and the direction in which each round walks K. Introduced by kernel 09.
 //
 // A persistent kernel with W workers (CTAs or clusters) and T tiles runs ⌈T / W⌉ rounds; when T is not a
 // multiple of W the last round is partly idle: at 8192³ with 128 × 256 tiles in 2-CTA clusters, T = 1024
@@ -39,9 +39,11 @@
 // Heads and tails. Where that policy leaves the last round whole, a second form may still split it: each of
 // the R tiles into a head [0, head_k) and a tail [head_k, k_tiles). Worker j < R owns tile whole_tiles + j
 // and computes its head; the tails go to workers R, R + 1, ..., one each, and when R > W / 2 the 2R − W
-// tails left over go to workers R, R + 1, ... as a second unit. All owners start at k block 0 together and
-// all tails at head_k, so the workers stand at one of two k positions, close to a round of whole tiles, where
-// the even runs leave each at a different one, and that costs operand reads in the L2 (kernel 09's notes).
+// tails left over go to workers R, R + 1, ... as a second unit. All owners start at one end of their heads
+// together and all tails at one end of theirs (k blocks 0 and head_k, or head_k − 1 and k_tiles − 1 in a round
+// that runs downwards, below), so the workers stand at one of two k positions, close to a round of whole
+// tiles, where the even runs leave each at a different one, and that costs operand reads in the L2 (kernel
+// 09's notes).
 // head_k = ⌈k_tiles / 2⌉ when every tail has its own worker, else ⌈2 k_tiles / 3⌉, so two tails take no
 // longer than a head; the last round takes head_k k blocks instead of k_tiles. The form is used when R ≤ 2W / 3
 // and it saves at least kMinSavedIterations k blocks.
@@ -55,8 +57,15 @@
 // Partial sums go to a slot per worker for the even runs (one partial each) and a slot per split tile for
 // heads and tails (one tail each); owners wait only for tails, and tail workers never wait.
 //
+// Up and down along K. Neighbouring rounds share operand panels (a tile order keeps them close), but if every
+// round walked K upwards, a round would start on k block 0 of its panels when the L2 holds the last k blocks the
+// round before read, and the shared panels would come from DRAM again. So the k blocks of a unit run upwards in
+// even rounds and downwards in odd ones (the split round counts as round full_rounds()), a serpentine
+// (boustrophedon) order along K: each round starts on the k blocks the round before read last. Only the order
+// of the fp32 sums changes, not what is summed.
+//
 // Host and device code, so the host tests can check the schedule (every iteration once, one partial per
-// worker, each owner's contributors, balance).
+// worker, each owner's contributors, balance, the direction of each round).
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -76,6 +85,7 @@ struct WorkUnit {
   __host__ __device__ bool valid() const { return tile >= 0; }
   // Not the tile's first k block: the sums go to the workspace, for the owner.
   __host__ __device__ bool is_partial() const { return k_begin > 0; }
+  __host__ __device__ int k_blocks() const { return k_end - k_begin; }
 };
 
 struct StreamKSchedule {
@@ -126,7 +136,16 @@ struct StreamKSchedule {
   // Rounds in which every worker has a whole tile: round r is positions [r · workers, (r + 1) · workers). An
   // unsplit schedule's last round may be partial; it is round full_rounds(), and its tiles are whole too.
   __host__ __device__ int full_rounds() const { return whole_tiles / workers; }
-  __host__ __device__ int round_of(const WorkUnit& unit) const { return unit.tile / workers; }  // whole tiles
+  // The round of a unit's tile; the split tiles' units are all in round full_rounds().
+  __host__ __device__ int round_of(const WorkUnit& unit) const { return unit.tile / workers; }
+
+  // The order of a unit's k blocks: upwards in even rounds, downwards in odd ones. Each round then starts on
+  // the k blocks the round before read last, which the L2 still holds (see the header).
+  __host__ __device__ bool runs_down(const WorkUnit& unit) const { return round_of(unit) % 2 == 1; }
+  // The k block a unit reads in its iteration `iteration`, 0 ≤ iteration < unit.k_blocks().
+  __host__ __device__ int k_block(const WorkUnit& unit, int iteration) const {
+    return runs_down(unit) ? unit.k_end - 1 - iteration : unit.k_begin + iteration;
+  }
   __host__ __device__ int64_t split_iterations() const { return int64_t{split_tiles()} * k_tiles; }
 
   // The first split iteration of `worker` (iteration i is k block i % k_tiles of tile i / k_tiles), and

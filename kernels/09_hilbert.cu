@@ -19,6 +19,10 @@
 // adds 1 to a counter in global memory when it has issued a round's last load, and waits before the next
 // round's first until every CTA has. The consumers go on with the stages already loaded meanwhile.
 //
+// Consecutive rounds are neighbours on the curve and share operand panels, but a round that starts at k block
+// 0 finds in the L2 only the last k blocks of the round before. So odd rounds walk K downwards
+// (common/stream_k.h): each round starts on the k blocks the round before read last.
+//
 // The order decides which tiles run together; it cannot fix how many rounds there are. At 8192³ the 1024
 // cluster tiles make 15.52 rounds of 66 clusters, and half the GPU idles through the 16th. So the tail of
 // the order is cut along K instead (stream-K, common/stream_k.h): whole tiles round robin while every
@@ -140,7 +144,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bool whole = unit.tile < schedule.whole_tiles;  // the split tiles' units go as they come
         const int round = schedule.round_of(unit);
         if (whole) round_barrier.wait_for_round(round);  // every CTA has issued the rounds before
-        for (int k_tile = unit.k_begin; k_tile < unit.k_end; ++k_tile) {
+        for (int iteration = 0; iteration < unit.k_blocks(); ++iteration) {
+          const int k_tile = schedule.k_block(unit, iteration);  // upwards in even rounds, downwards in odd ones
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
           mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kTileBytesB);
           bf16* slice_a = smem.a[write.stage] + rank_n * kSliceRowsA * kBlockK;
@@ -183,7 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     PipelineState<kStages> read, release;
     for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
       const TileCoord cluster_tile = unpack_tile(tile_order[unit.tile]);
-      for (int k_tile = unit.k_begin; k_tile < unit.k_end; ++k_tile) {
+      for (int iteration = 0; iteration < unit.k_blocks(); ++iteration) {  // k blocks in the producer's order
         mbarrier_wait(&smem.full[read.stage], read.phase);
         wgmma_fence();
         const uint32_t a_base = smem_address(smem.a[read.stage]) + consumer * kWgmmaM * kRowBytes;
@@ -192,12 +197,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
           wgmma_m64n256k16(acc, wgmma_descriptor_k_major_128b(a_base + k_offset),
-                           wgmma_descriptor_k_major_128b(b_base + k_offset), k_tile > unit.k_begin || k_step > 0);
+                           wgmma_descriptor_k_major_128b(b_base + k_offset), iteration > 0 || k_step > 0);
         }
         wgmma_commit_group();
         read.advance();
         wgmma_wait_group<1>();  // the previous k tile's group is done: release its stage
-        if (k_tile > unit.k_begin) {
+        if (iteration > 0) {
           release_stage(release.stage);
           release.advance();
         }

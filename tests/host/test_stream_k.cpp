@@ -1,10 +1,11 @@
 // The split of the last round (common/stream_k.h), in even runs and in heads and tails: every (tile, k block)
 // iteration done exactly once, partials before owned heads (for even runs one per worker, first), each slot
-// written once, an owner's slots exactly those of its tile's partials, balance, and the policy on the
-// benchmark shapes.
+// written once, an owner's slots exactly those of its tile's partials, balance, the policy on the benchmark
+// shapes, and the order of each unit's k blocks (up in even rounds, down in odd ones).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <vector>
@@ -46,7 +47,21 @@ void check_schedule(const StreamKSchedule& schedule) {
       ASSERT_LE(unit.k_end, schedule.k_tiles);
       auto& blocks = done[unit.tile];
       blocks.resize(schedule.k_tiles);
-      for (int k = unit.k_begin; k < unit.k_end; ++k) ++blocks[k];
+      // The unit's k blocks in the kernel's order: up in even rounds, down in odd ones, each in the unit once.
+      EXPECT_EQ(schedule.runs_down(unit), schedule.round_of(unit) % 2 == 1);
+      const int split_round = schedule.whole_tiles / schedule.workers;  // the round of every split tile
+      if (unit.tile >= schedule.whole_tiles) {
+        EXPECT_EQ(schedule.round_of(unit), split_round);
+      }
+      for (int iteration = 0; iteration < unit.k_blocks(); ++iteration) {
+        const int k = schedule.k_block(unit, iteration);
+        ASSERT_GE(k, unit.k_begin);
+        ASSERT_LT(k, unit.k_end);
+        ++blocks[k];
+        if (iteration > 0) {
+          EXPECT_EQ(k - schedule.k_block(unit, iteration - 1), schedule.runs_down(unit) ? -1 : 1);
+        }
+      }
       const bool whole = unit.k_begin == 0 && unit.k_end == schedule.k_tiles;
       if (unit.tile < schedule.whole_tiles) {
         EXPECT_TRUE(whole) << "tile " << unit.tile << " is in the whole part";
@@ -110,6 +125,63 @@ void check_schedule(const StreamKSchedule& schedule) {
       EXPECT_EQ(*most, schedule.head_k);
     }
   }
+}
+
+// Round r + 1 starts on the k block where round r ended, for every worker, down into the split round.
+TEST(StreamK, EachRoundStartsWhereTheRoundBeforeEnded) {
+  for (int workers : {1, 3, 66})
+    for (int tiles : {1, 67, 200, 1024})
+      for (int k_tiles : {1, 7, 64}) {
+        const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_tiles, workers);
+        SCOPED_TRACE(testing::Message() << tiles << " tiles of " << k_tiles << " k blocks on " << workers);
+        for (int worker = 0; worker < schedule.workers; ++worker) {
+          const std::vector<WorkUnit> units = units_of(schedule, worker);
+          for (size_t i = 1; i < units.size(); ++i) {
+            const WorkUnit &before = units[i - 1], &unit = units[i];
+            if (schedule.round_of(unit) == schedule.round_of(before)) continue;  // two units of the split round
+            EXPECT_EQ(schedule.round_of(unit), schedule.round_of(before) + 1);
+            const int last = schedule.k_block(before, before.k_blocks() - 1);
+            const int first = schedule.k_block(unit, 0);
+            if (unit.k_begin == 0 && unit.k_end == k_tiles) {
+              EXPECT_EQ(first, last) << "worker " << worker << ", unit " << i;
+            } else {  // a split unit starts at its own end nearest to where the round before ended
+              EXPECT_EQ(std::abs(first - last),
+                        std::min(std::abs(unit.k_begin - last), std::abs(unit.k_end - 1 - last)));
+            }
+          }
+        }
+      }
+}
+
+// The order pinned: 10 tiles of 8 k blocks on 4 workers (left unsplit: rounds 0 and 1 whole, round 2 half).
+TEST(StreamK, KBlockOrderPinned) {
+  const StreamKSchedule schedule = StreamKSchedule::make(10, 8, 4);
+  ASSERT_FALSE(schedule.splits());
+  const auto order = [&](const WorkUnit& unit) {
+    std::vector<int> blocks;
+    for (int iteration = 0; iteration < unit.k_blocks(); ++iteration)
+      blocks.push_back(schedule.k_block(unit, iteration));
+    return blocks;
+  };
+  const std::vector<WorkUnit> units = units_of(schedule, 1);
+  ASSERT_EQ(units.size(), 3u);
+  EXPECT_EQ(units[0].tile, 1);
+  EXPECT_EQ(order(units[0]), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(units[1].tile, 5);
+  EXPECT_EQ(order(units[1]), (std::vector<int>{7, 6, 5, 4, 3, 2, 1, 0}));
+  EXPECT_EQ(units[2].tile, 9);
+  EXPECT_EQ(order(units[2]), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // The split round runs downwards when it is odd: 13 tiles of 64 k blocks on 4 workers, the last tile forced
+  // into a head and a tail in round 3. Worker 0's head goes from k block 31 down to 0, worker 1's tail from 63
+  // down to 32.
+  const StreamKSchedule split{13, 64, 4, 12, 32};
+  const WorkUnit head = units_of(split, 0).back(), tail = units_of(split, 1).back();
+  ASSERT_EQ(head.tile, 12);
+  ASSERT_EQ(tail.tile, 12);
+  EXPECT_EQ(split.k_block(head, 0), 31);
+  EXPECT_EQ(split.k_block(head, head.k_blocks() - 1), 0);
+  EXPECT_EQ(split.k_block(tail, 0), 63);
+  EXPECT_EQ(split.k_block(tail, tail.k_blocks() - 1), 32);
 }
 
 // A heads-and-tails schedule of the remainder, forced past the policy; false where it cannot exist.
