@@ -1,4 +1,5 @@
-// Kernel 09 — the schedule: cluster tiles along a Hilbert curve, rounds in step, and the last round split along K.
+// Kernel 09 — the schedule: cluster tiles along a Hilbert curve, rounds in step walking K up and down, and the last
+// round split along K.
 //
 // Kernels 06-08 walk the tiles in grouped order: bands of tile rows, column by column. The tiles in flight
 // together (one per cluster, a "wave") form a block kGroupRows tall, but consecutive waves jump: at the end of
