@@ -129,10 +129,12 @@ void check_schedule(const StreamKSchedule& schedule) {
 
 // Round r + 1 starts on the k block where round r ended, for every worker, down into the split round.
 TEST(StreamK, EachRoundStartsWhereTheRoundBeforeEnded) {
+  int split = 0;
   for (int workers : {1, 3, 66})
     for (int tiles : {1, 67, 200, 1024})
-      for (int k_tiles : {1, 7, 64}) {
+      for (int k_tiles : {1, 7, 64, 128}) {  // 1024 × 128 on 66: even runs; 1024 × 64 and 200 × 64: heads and tails
         const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_tiles, workers);
+        split += schedule.splits();
         SCOPED_TRACE(testing::Message() << tiles << " tiles of " << k_tiles << " k blocks on " << workers);
         for (int worker = 0; worker < schedule.workers; ++worker) {
           const std::vector<WorkUnit> units = units_of(schedule, worker);
@@ -151,6 +153,7 @@ TEST(StreamK, EachRoundStartsWhereTheRoundBeforeEnded) {
           }
         }
       }
+  EXPECT_GE(split, 3);
 }
 
 // The order pinned: 10 tiles of 8 k blocks on 4 workers (left unsplit: rounds 0 and 1 whole, round 2 half).
