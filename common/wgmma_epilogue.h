@@ -1,5 +1,7 @@
 // Writing a warpgroup's wgmma accumulators to C: straight from the registers (store_accumulators_m64,
-// introduced by kernel 03), or staged in shared memory for a TMA store (stage_accumulators_m64, kernel 08).
+// introduced by kernel 03), staged in shared memory for a TMA store (stage_accumulators_m64, kernel 08), or
+// packed to bf16 first and staged later, once the accumulators are busy again (pack_accumulator_chunks and
+// stage_packed_m64, kernel 09).
 #pragma once
 
 #include "common/fragment_layout.h"
@@ -39,22 +41,49 @@ __device__ __forceinline__ void store_accumulators_m64(const float (&acc)[kN / 2
 // (kAccumulators = N / 2 per thread; common/wgmma.h gives the layout) as bf16 into kBoxes boxes of 64 rows ×
 // 64 columns (128 bytes, the widest box a 128B-swizzled TMA store takes), with stmatrix.x4: per instruction a
 // warp writes a 16 × 16 block, four 8 × 8 matrices (rows 0-7 and 8-15 of its 16 rows, times two chunks). Lane
-// l gives the address of row l % 8 of matrix l / 8; chunk c of row r of a box sits at swizzle_128b(r · 128 +
-// c · 16), as the TMA store expects.
+// l gives the address of row l % 8 of matrix l / 8 (stmatrix_lane_row); chunk c of row r of a box sits at
+// swizzle_128b(r · 128 + c · 16), as the TMA store expects (stmatrix_box_address).
+__device__ __forceinline__ int stmatrix_lane_row() {  // row of the warpgroup's 64 whose address this lane gives
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  return warp * 16 + lane % 8 + 8 * (lane / 8 % 2);
+}
+template <int kBoxes>
+__device__ __forceinline__ uint32_t stmatrix_box_address(bf16 (&boxes)[kBoxes][64 * 64], int row, int pair) {
+  const int local = 2 * pair + threadIdx.x % 32 / 16;  // the chunk this lane addresses, counted from the first box
+  return smem_address(boxes[local / 8]) + swizzled_chunk_offset(row, local % 8);
+}
 template <int kAccumulators, int kBoxes>
 __device__ __forceinline__ void stage_accumulators_m64(const float (&acc)[kAccumulators], bf16 (&boxes)[kBoxes][64 * 64],
                                                        int first_chunk) {
-  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-  const int matrix = lane / 8;
-  const int row = warp * 16 + lane % 8 + 8 * (matrix % 2);  // row of the warpgroup's 64 whose address this lane gives
+  const int row = stmatrix_lane_row();
 #pragma unroll
   for (int pair = 0; pair < 4 * kBoxes; ++pair) {
     const int chunk = first_chunk + 2 * pair;  // accumulator chunks `chunk` and `chunk + 1`
-    const int local = 2 * pair + matrix / 2;   // the chunk this lane addresses, counted from the first box
-    const uint32_t address = smem_address(boxes[local / 8]) + swizzled_chunk_offset(row, local % 8);
-    stmatrix_x4(address, pack_bf16x2(acc[4 * chunk], acc[4 * chunk + 1]), pack_bf16x2(acc[4 * chunk + 2], acc[4 * chunk + 3]),
-                pack_bf16x2(acc[4 * chunk + 4], acc[4 * chunk + 5]), pack_bf16x2(acc[4 * chunk + 6], acc[4 * chunk + 7]));
+    stmatrix_x4(stmatrix_box_address(boxes, row, pair), pack_bf16x2(acc[4 * chunk], acc[4 * chunk + 1]),
+                pack_bf16x2(acc[4 * chunk + 2], acc[4 * chunk + 3]), pack_bf16x2(acc[4 * chunk + 4], acc[4 * chunk + 5]),
+                pack_bf16x2(acc[4 * chunk + 6], acc[4 * chunk + 7]));
   }
+}
+
+// The same chunks in two steps, so that the accumulators can be overwritten in between: first packed to bf16
+// pairs in registers, two per chunk (packed[i] holds acc[4 · first_chunk + 2i] and the value after it, a row's
+// two neighbouring columns), kPacked / 2 chunks from first_chunk ...
+template <int kAccumulators, int kPacked>
+__device__ __forceinline__ void pack_accumulator_chunks(const float (&acc)[kAccumulators], int first_chunk,
+                                                        uint32_t (&packed)[kPacked]) {
+#pragma unroll
+  for (int i = 0; i < kPacked; ++i) packed[i] = pack_bf16x2(acc[4 * first_chunk + 2 * i], acc[4 * first_chunk + 2 * i + 1]);
+}
+
+// ... then staged: 16 packed registers per box, as stage_accumulators_m64 would have staged those chunks.
+template <int kPacked, int kBoxes>
+__device__ __forceinline__ void stage_packed_m64(const uint32_t (&packed)[kPacked], bf16 (&boxes)[kBoxes][64 * 64]) {
+  static_assert(kPacked == 16 * kBoxes, "a box is 8 chunks of 2 packed registers");
+  const int row = stmatrix_lane_row();
+#pragma unroll
+  for (int pair = 0; pair < 4 * kBoxes; ++pair)
+    stmatrix_x4(stmatrix_box_address(boxes, row, pair), packed[4 * pair], packed[4 * pair + 1], packed[4 * pair + 2],
+                packed[4 * pair + 3]);
 }
 
 }  // namespace gemm

@@ -32,7 +32,13 @@
 // tile's first k blocks waits for the flags, adds the partials and stores C. Where even shares do not pay, the
 // remaining tiles may be cut into a head and a tail instead, all heads starting at k block 0 together and all
 // tails at one later k block (4096 × 14336 × 4096); where neither pays (4096³), only as many clusters are
-// launched as the rounds need (64 of 66). Everything else is kernel 08's.
+// launched as the rounds need (64 of 66).
+//
+// Both consumers end their tiles together, and the tensor pipe idles until they start the next: through kernel
+// 08's epilogue, which stages half of C, sends it, waits for the TMA store to have read the buffer, and stages the
+// other half. So the second half waits in registers instead, packed to bf16 (32 registers beside the 128
+// accumulators), and is staged after the next unit's first k block has been issued, while its wgmmas run.
+// Everything else is kernel 08's.
 //
 // Shapes: any M; N and K multiples of 8.
 
@@ -94,6 +100,7 @@ constexpr int kBoxCols = 64;
 constexpr int kStoreRounds = 2;
 constexpr int kStoreBoxes = kBlockN / kBoxCols / kStoreRounds;
 constexpr int kChunksPerRound = kBlockN / 8 / kStoreRounds;     // 8-column accumulator chunks per round
+constexpr int kPackedPerRound = 2 * kChunksPerRound;  // a round's accumulators as bf16 pairs: 2 per chunk
 static_assert(kBlockN % (kBoxCols * kStoreRounds) == 0);
 constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile, in the workspace
 
@@ -187,6 +194,27 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer_thread = threadIdx.x % kWarpgroupThreads;
     float acc[kBlockN / 2];  // written by each unit's first wgmma (scale-d = 0): no clearing
     PipelineState<kStages> read, release;
+    // Send one store round of C through this warpgroup's buffer; `stage` writes it there.
+    const auto store_round = [&](int round, int row, int col, const auto& stage) {
+      if (store_leader) tma_store_wait_read<0>();  // the buffer's previous store has read it
+      named_barrier_sync(consumer_barrier, kWarpgroupThreads);
+      stage();
+      fence_proxy_async_shared();  // these stmatrix writes must be visible to the TMA store
+      named_barrier_sync(consumer_barrier, kWarpgroupThreads);
+      if (store_leader) {
+        for (int box = 0; box < kStoreBoxes; ++box)
+          tma_store_2d(&map_c, smem.c[consumer][box], col + (round * kStoreBoxes + box) * kBoxCols, row);
+        tma_store_commit_group();
+      }
+    };
+    // The last store round of the tile before, packed, and where it goes: sent during the next unit's first k block.
+    uint32_t deferred[kPackedPerRound];
+    bool has_deferred = false;
+    int deferred_row = 0, deferred_col = 0;
+    const auto store_deferred = [&] {
+      store_round(kStoreRounds - 1, deferred_row, deferred_col, [&] { stage_packed_m64(deferred, smem.c[consumer]); });
+      has_deferred = false;
+    };
     for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
       const TileCoord cluster_tile = unpack_tile(tile_order[unit.tile]);
       for (int iteration = 0; iteration < unit.k_blocks(); ++iteration) {  // k blocks in the producer's order
@@ -207,6 +235,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           release_stage(release.stage);
           release.advance();
         }
+        if (has_deferred) store_deferred();  // behind this k block's wgmmas
       }
       wgmma_wait_group<0>();  // the tile's last group is done: release its stage too
       release_stage(release.stage);
@@ -234,19 +263,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + consumer * kWgmmaM;
       const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
 #pragma unroll
-      for (int round = 0; round < kStoreRounds; ++round) {
-        if (store_leader) tma_store_wait_read<0>();  // the buffer's previous store has read it
-        named_barrier_sync(consumer_barrier, kWarpgroupThreads);
-        stage_accumulators_m64(acc, smem.c[consumer], round * kChunksPerRound);  // common/wgmma_epilogue.h
-        fence_proxy_async_shared();  // these stmatrix writes must be visible to the TMA store
-        named_barrier_sync(consumer_barrier, kWarpgroupThreads);
-        if (store_leader) {
-          for (int box = 0; box < kStoreBoxes; ++box)
-            tma_store_2d(&map_c, smem.c[consumer][box], col + (round * kStoreBoxes + box) * kBoxCols, row);
-          tma_store_commit_group();
-        }
-      }
+      for (int round = 0; round < kStoreRounds - 1; ++round)
+        store_round(round, row, col, [&] { stage_accumulators_m64(acc, smem.c[consumer], round * kChunksPerRound); });
+      pack_accumulator_chunks(acc, (kStoreRounds - 1) * kChunksPerRound, deferred);  // the last round waits
+      has_deferred = true;
+      deferred_row = row;
+      deferred_col = col;
     }
+    if (has_deferred) store_deferred();
     if (store_leader) tma_store_wait<0>();  // the buffer must outlive the last store's read, and C be written
   }
   cluster_sync();  // a partner may still arrive on this CTA's barriers until it is done too
