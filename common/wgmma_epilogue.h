@@ -6,9 +6,12 @@
 
 #include "common/fragment_layout.h"
 #include "common/gemm_problem.h"
+#include "common/mbarrier.h"  // fence_proxy_async_shared
 #include "common/mma_sync.h"
+#include "common/named_barrier.h"
 #include "common/stmatrix.h"
 #include "common/swizzle.h"
+#include "common/tma.h"
 
 namespace gemm {
 
@@ -84,6 +87,26 @@ __device__ __forceinline__ void stage_packed_m64(const uint32_t (&packed)[kPacke
   for (int pair = 0; pair < 4 * kBoxes; ++pair)
     stmatrix_x4(stmatrix_box_address(boxes, row, pair), packed[4 * pair], packed[4 * pair + 1], packed[4 * pair + 2],
                 packed[4 * pair + 3]);
+}
+
+// One store round of a warpgroup's C through its staging boxes (kernel 08): wait until the boxes' previous TMA
+// store has read them, let `stage` write the round into them (stage_accumulators_m64 or stage_packed_m64), make
+// those writes visible to the async proxy, and have the store leader send box b to columns first_col + 64 b of
+// rows row .. row + 63. `barrier` is the warpgroup's named barrier; only the leader may wait for its stores.
+template <int kBoxes, typename Stage>
+__device__ __forceinline__ void store_staged_round(const CUtensorMap* map_c, bf16 (&boxes)[kBoxes][64 * 64], int row,
+                                                   int first_col, bool store_leader, uint32_t barrier,
+                                                   const Stage& stage) {
+  constexpr uint32_t kWarpgroupThreads = 128;
+  if (store_leader) tma_store_wait_read<0>();  // the boxes' previous store has read them
+  named_barrier_sync(barrier, kWarpgroupThreads);
+  stage();
+  fence_proxy_async_shared();  // these stmatrix writes must be visible to the TMA store
+  named_barrier_sync(barrier, kWarpgroupThreads);
+  if (store_leader) {
+    for (int box = 0; box < kBoxes; ++box) tma_store_2d(map_c, boxes[box], first_col + box * 64, row);
+    tma_store_commit_group();
+  }
 }
 
 }  // namespace gemm

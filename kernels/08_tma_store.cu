@@ -192,18 +192,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + consumer * kWgmmaM;
       const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
 #pragma unroll
-      for (int round = 0; round < kStoreRounds; ++round) {
-        if (store_leader) tma_store_wait_read<0>();  // the buffer's previous store has read it
-        named_barrier_sync(consumer_barrier, kWarpgroupThreads);
-        stage_accumulators_m64(acc, smem.c[consumer], round * kChunksPerRound);  // common/wgmma_epilogue.h
-        fence_proxy_async_shared();  // these stmatrix writes must be visible to the TMA store
-        named_barrier_sync(consumer_barrier, kWarpgroupThreads);
-        if (store_leader) {
-          for (int box = 0; box < kStoreBoxes; ++box)
-            tma_store_2d(&map_c, smem.c[consumer][box], col + (round * kStoreBoxes + box) * kBoxCols, row);
-          tma_store_commit_group();
-        }
-      }
+      for (int round = 0; round < kStoreRounds; ++round)  // common/wgmma_epilogue.h
+        store_staged_round(&map_c, smem.c[consumer], row, col + round * kStoreBoxes * kBoxCols, store_leader,
+                           consumer_barrier, [&] { stage_accumulators_m64(acc, smem.c[consumer], round * kChunksPerRound); });
     }
     if (store_leader) tma_store_wait<0>();  // the buffer must outlive the last store's read, and C be written
   }

@@ -194,18 +194,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer_thread = threadIdx.x % kWarpgroupThreads;
     float acc[kBlockN / 2];  // written by each unit's first wgmma (scale-d = 0): no clearing
     PipelineState<kStages> read, release;
-    // Send one store round of C through this warpgroup's buffer; `stage` writes it there.
+    // Send store round `round` of C through this warpgroup's buffer (common/wgmma_epilogue.h); `stage` writes it there.
     const auto store_round = [&](int round, int row, int col, const auto& stage) {
-      if (store_leader) tma_store_wait_read<0>();  // the buffer's previous store has read it
-      named_barrier_sync(consumer_barrier, kWarpgroupThreads);
-      stage();
-      fence_proxy_async_shared();  // these stmatrix writes must be visible to the TMA store
-      named_barrier_sync(consumer_barrier, kWarpgroupThreads);
-      if (store_leader) {
-        for (int box = 0; box < kStoreBoxes; ++box)
-          tma_store_2d(&map_c, smem.c[consumer][box], col + (round * kStoreBoxes + box) * kBoxCols, row);
-        tma_store_commit_group();
-      }
+      store_staged_round(&map_c, smem.c[consumer], row, col + round * kStoreBoxes * kBoxCols, store_leader,
+                         consumer_barrier, stage);
     };
     // The last store round of the tile before, packed, and where it goes: sent during the next unit's first k block.
     uint32_t deferred[kPackedPerRound];
