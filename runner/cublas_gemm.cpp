@@ -2,9 +2,9 @@
 //
 // cuBLAS is column-major; our row-major C = A·Bᵀ is, read column-major, Cᵀ (N × M) = B · Aᵀ with B stored
 // as a K × N column-major matrix (hence op T) and A as K × M (op N): the "TN" layout cuBLAS is fastest at.
-// For each shape the runner asks cublasLt for its top heuristics, times each candidate briefly, and keeps
-// the fastest, so kernel 0 is the best cuBLAS offers for that shape rather than its first guess. Only
-// algorithms that accumulate and reduce in fp32 are candidates: kernel 0 is also the reference.
+// For each shape the runner asks cublasLt for its top heuristics, times the candidates the way `gemm compare`
+// times kernels, and keeps the fastest, so kernel 0 is the best cuBLAS offers for that shape rather than its first
+// guess. Only algorithms that accumulate and reduce in fp32 are candidates: kernel 0 is also the reference.
 #include <cublasLt.h>
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include "common/cuda_check.h"
 #include "common/gemm_problem.h"
 #include "runner/device.h"
+#include "runner/timing.h"
 #include "runner/watchdog.h"
 
 namespace gemm {
@@ -24,7 +25,9 @@ namespace {
 
 constexpr size_t kWorkspaceBytes = 32u << 20;  // NVIDIA recommends 32 MiB of workspace on Hopper
 constexpr int kCandidateAlgorithms = 8;
-constexpr int kSelectionReps = 5;
+// Cold-L2 reps of each candidate, interleaved; the one with the smallest median is kept. Under a power limit one
+// rep of a large shape can be several per cent off its neighbours; a median of 15 is not (docs/design.md, "Kernel 0").
+constexpr int kSelectionReps = 15;
 
 void cublas_check(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS)
@@ -111,23 +114,31 @@ cublasLtMatmulAlgo_t choose_algorithm(const LtPlan& plan) {
   cublas_check(status, "cublasLtMatmulAlgoGetHeuristic");
   if (returned == 0) throw CudaError("cuBLAS found no algorithm for this GEMM");
 
-  // Time each candidate on a private stream (hot L2 is fine for ranking) and keep the fastest.
-  Stream stream;
-  Event start, stop;
-  float best_ms = 0;
-  int best = -1;
-  for (int i = 0; i < returned; ++i) {
-    if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
-    plan.run(results[i].algo, stream.get());  // warm-up
-    start.record(stream.get());
-    for (int rep = 0; rep < kSelectionReps; ++rep) plan.run(results[i].algo, stream.get());
-    stop.record(stream.get());
-    wait_for_stream(stream.get(), (kSelectionReps + 1) * reference_time_limit(plan.problem.m, plan.problem.n,
-                                                                              plan.problem.k));
-    const float ms = elapsed_ms(start, stop);
-    if (best < 0 || ms < best_ms) best_ms = ms, best = i;
-  }
-  if (best < 0) throw CudaError("cuBLAS returned no usable algorithm for this GEMM");
+  // Time the candidates as `gemm compare` times kernels: interleaved rep by rep in a balanced order, each rep after
+  // an L2 flush, at whatever clock the mix runs at. Timed one after another (five hot reps each, as the runner did
+  // first), each candidate of a large shape ran at the clock the power limiter had reached by its turn: five
+  // selections in a row on an H100 kept three different algorithms at 8192³, one 3 % slower than the best.
+  std::vector<int> usable;
+  for (int i = 0; i < returned; ++i)
+    if (results[i].state == CUBLAS_STATUS_SUCCESS) usable.push_back(i);
+  if (usable.empty()) throw CudaError("cuBLAS returned no usable algorithm for this GEMM");
+  std::vector<GemmLaunch> launches;
+  for (int i : usable) launches.push_back({[&plan, algo = results[i].algo](cudaStream_t stream) { plan.run(algo, stream); }});
+  std::vector<TimedLaunch> timed;
+  const double limit = reference_time_limit(plan.problem.m, plan.problem.n, plan.problem.k);
+  for (const GemmLaunch& launch : launches) timed.push_back({&launch, limit, {}});
+  int device = 0, l2_bytes = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  const L2Flusher flusher(static_cast<size_t>(l2_bytes));
+  const Stream stream;
+  const std::vector<Timing> timings =
+      time_interleaved(timed, TimingSettings{.warmup = 1, .reps = kSelectionReps, .cold_l2 = true}, flusher,
+                       stream.get());
+  size_t fastest = 0;
+  for (size_t i = 1; i < timings.size(); ++i)
+    if (timings[i].ms.median < timings[fastest].ms.median) fastest = i;
+  const int best = usable[fastest];
   context.chosen[key] = results[best].algo;
   return results[best].algo;
 }
