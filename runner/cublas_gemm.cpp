@@ -26,7 +26,7 @@ namespace {
 constexpr size_t kWorkspaceBytes = 32u << 20;  // NVIDIA recommends 32 MiB of workspace on Hopper
 constexpr int kCandidateAlgorithms = 8;
 // Cold-L2 reps of each candidate, interleaved; the one with the smallest median is kept. Under a power limit one
-// rep of a large shape can be several per cent off its neighbours; a median of 15 is not (docs/design.md, "Kernel 0").
+// rep of a large shape can be several per cent off its neighbours; a median of 15 is not (docs/design.md, "kernel 0").
 constexpr int kSelectionReps = 15;
 
 void cublas_check(cublasStatus_t status, const char* call) {
@@ -123,7 +123,8 @@ cublasLtMatmulAlgo_t choose_algorithm(const LtPlan& plan) {
     if (results[i].state == CUBLAS_STATUS_SUCCESS) usable.push_back(i);
   if (usable.empty()) throw CudaError("cuBLAS returned no usable algorithm for this GEMM");
   std::vector<GemmLaunch> launches;
-  for (int i : usable) launches.push_back({[&plan, algo = results[i].algo](cudaStream_t stream) { plan.run(algo, stream); }});
+  for (int i : usable)
+    launches.push_back({[&plan, algo = results[i].algo](cudaStream_t stream) { plan.run(algo, stream); }});
   std::vector<TimedLaunch> timed;
   const double limit = reference_time_limit(plan.problem.m, plan.problem.n, plan.problem.k);
   for (const GemmLaunch& launch : launches) timed.push_back({&launch, limit, {}});
@@ -135,10 +136,8 @@ cublasLtMatmulAlgo_t choose_algorithm(const LtPlan& plan) {
   const std::vector<Timing> timings =
       time_interleaved(timed, TimingSettings{.warmup = 1, .reps = kSelectionReps, .cold_l2 = true}, flusher,
                        stream.get());
-  size_t fastest = 0;
-  for (size_t i = 1; i < timings.size(); ++i)
-    if (timings[i].ms.median < timings[fastest].ms.median) fastest = i;
-  const int best = usable[fastest];
+  const auto fastest = std::ranges::min_element(timings, {}, [](const Timing& timing) { return timing.ms.median; });
+  const int best = usable[fastest - timings.begin()];
   context.chosen[key] = results[best].algo;
   return results[best].algo;
 }
