@@ -512,7 +512,7 @@ int command_compare(const CompareCommand& command) {
       }
       rows.push_back(row);
     }
-    const TimingSettings timing_settings{settings.warmup, settings.reps, settings.cold_l2};
+    const TimingSettings timing_settings{settings.warmup, settings.reps, settings.cold_l2, settings.seed};
     std::vector<Timing> timings;
     std::vector<std::optional<PowerClockSummary>> powers;  // NVML's clock and power over each timing
     if (settings.blocked) {

@@ -81,7 +81,7 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
     check_launch("hold_stream_kernel");
     for (int rep = 0; rep < batch; ++rep)
       for (int position = 0; position < kernels; ++position) {
-        const TimedLaunch& timed = launches[interleaved_launch(first_rep + rep, position, kernels)];
+        const TimedLaunch& timed = launches[relabelled_launch(first_rep + rep, position, kernels, settings.order_seed)];
         if (first_rep + rep == settings.reps - 1 && timed.before_last_rep) timed.before_last_rep(stream);
         if (settings.cold_l2) flusher.flush(stream);
         const size_t slot = static_cast<size_t>(rep) * kernels + position;
@@ -94,7 +94,7 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
     for (int rep = 0; rep < batch; ++rep)
       for (int position = 0; position < kernels; ++position) {
         const size_t slot = static_cast<size_t>(rep) * kernels + position;
-        timings[interleaved_launch(first_rep + rep, position, kernels)].samples_ms.push_back(
+        timings[relabelled_launch(first_rep + rep, position, kernels, settings.order_seed)].samples_ms.push_back(
             elapsed_ms(starts[slot], stops[slot]));
       }
   }

@@ -4,8 +4,10 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "common/gemm_problem.h"
@@ -18,6 +20,7 @@ struct TimingSettings {
   int warmup = 10;
   int reps = 50;
   bool cold_l2 = true;
+  uint64_t order_seed = 0;  // draws the order of the interleaved launches (relabelled_launch)
 };
 
 struct Timing {
@@ -35,7 +38,7 @@ class L2Flusher {
   DeviceBuffer<unsigned char> buffer_;
 };
 
-// Which launch runs at `position` (0 .. launches - 1) of rep `rep`. The reps follow a balanced Latin square
+// The balanced Latin square's entry at `position` (0 .. launches - 1) of rep `rep`. The reps follow it
 // (Williams, 1949): rep r runs the sequence 0, 1, n - 1, 2, n - 2, 3, ... shifted by r (mod n), and for an odd
 // number of launches every second block of n reps runs it backwards. Each launch goes first (right after the
 // flush) once in every n reps, and within a rep each launch follows each other launch equally often (every n
@@ -48,6 +51,37 @@ constexpr int interleaved_launch(int rep, int position, int launches) {
   const int step = backwards ? launches - 1 - position : position;  // the step of the base sequence
   const int base = step % 2 == 1 ? (step + 1) / 2 : (launches - step / 2) % launches;
   return (base + rep) % launches;
+}
+
+// How many reps the square above takes to balance who follows whom: n for an even number of launches, 2n for an
+// odd one.
+constexpr int interleaved_cycle(int launches) { return launches % 2 == 0 ? launches : 2 * launches; }
+
+// Which launch runs at `position` of rep `rep`: the square above, its launches relabelled by a fresh permutation
+// drawn from `seed` for every cycle of it. The square balances only who runs right after whom; how far apart two
+// launches run otherwise follows from their places in the list. With ten launches, launch 0 runs two launches
+// after launch 1 or two before it in eight reps of ten, and launch 9 four or six launches after it in six. Under
+// the power limit a kernel's speed depends on more than its predecessor: on an H200 at 16384³, kernels 00-09 in
+// list order put cuBLAS (place 0) close behind the CUDA-core kernel 01 (place 1), at the clock its 215 ms had
+// left, and 09 (place 9) behind four or more tensor-core kernels at the power limit: 09 measured 0.91-0.95 ×
+// cuBLAS, and 1.00 with 09 moved to place 2, where its distances from 01 are cuBLAS's. Relabelled every cycle,
+// the distances between launches are drawn afresh and are the same for every launch on average, while each cycle
+// keeps the square's balance of predecessors. The same seed gives the same order.
+inline int relabelled_launch(int rep, int position, int launches, uint64_t seed) {
+  const int cycle = interleaved_cycle(launches);
+  // splitmix64 (Steele, Lea, Flood, 2014) of the seed and the cycle's number: a portable stream of 64-bit draws,
+  // where std::shuffle's algorithm is left to the library.
+  uint64_t state = seed ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(rep / cycle + 1));
+  const auto next = [&state] {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::vector<int> label(static_cast<size_t>(launches));  // Fisher-Yates: a uniform permutation of the launches
+  for (int i = 0; i < launches; ++i) label[i] = i;
+  for (int i = launches - 1; i > 0; --i) std::swap(label[i], label[next() % static_cast<uint64_t>(i + 1)]);
+  return label[interleaved_launch(rep, position, launches)];
 }
 
 // One timed launch: what to enqueue, its time limit per run (the watchdog's), and what to enqueue before its

@@ -123,6 +123,80 @@ TEST(InterleavedLaunch, PinnedOrder) {
       EXPECT_EQ(interleaved_launch(rep, position, 3), odd[rep][position]) << "rep " << rep;
 }
 
+// ---- the order compare times in: the square, relabelled every cycle --------------------------------------
+
+// How many launches after `first` the launch `second` runs in rep `rep` (1 .. n - 1; the reps run back to back).
+template <typename Order>
+int distance_after(const Order& order, int rep, int first, int second, int launches) {
+  int first_position = -1, second_position = -1;
+  for (int position = 0; position < launches; ++position) {
+    if (order(rep, position) == first) first_position = position;
+    if (order(rep, position) == second) second_position = position;
+  }
+  return ((second_position - first_position) % launches + launches) % launches;
+}
+
+TEST(RelabelledLaunch, EveryRepRunsEveryLaunchOnce) {
+  for (int launches : {1, 2, 3, 10, 11})
+    for (int rep = 0; rep < 60; ++rep) {
+      std::set<int> seen;
+      for (int position = 0; position < launches; ++position)
+        seen.insert(relabelled_launch(rep, position, launches, 7));
+      EXPECT_EQ(static_cast<int>(seen.size()), launches) << "rep " << rep;
+      EXPECT_EQ(*seen.begin(), 0);
+      EXPECT_EQ(*seen.rbegin(), launches - 1);
+    }
+}
+
+TEST(RelabelledLaunch, EveryCycleKeepsTheSquaresBalanceOfPredecessors) {
+  for (int launches : {2, 3, 4, 5, 10, 11}) {
+    const int cycle = interleaved_cycle(launches);
+    for (int first_rep = 0; first_rep < 5 * cycle; first_rep += cycle) {
+      std::vector<std::vector<int>> follows(launches, std::vector<int>(launches, 0));
+      for (int rep = first_rep; rep < first_rep + cycle; ++rep)
+        for (int position = 1; position < launches; ++position)
+          ++follows[relabelled_launch(rep, position - 1, launches, 99)][relabelled_launch(rep, position, launches, 99)];
+      const int expected = cycle / launches;
+      for (int a = 0; a < launches; ++a)
+        for (int b = 0; b < launches; ++b)
+          EXPECT_EQ(follows[a][b], a == b ? 0 : expected) << launches << " launches, cycle from rep " << first_rep;
+    }
+  }
+}
+
+TEST(RelabelledLaunch, TheSeedDecidesTheOrder) {
+  const auto order = [](uint64_t seed) {
+    std::vector<int> launches;
+    for (int rep = 0; rep < 40; ++rep)
+      for (int position = 0; position < 10; ++position) launches.push_back(relabelled_launch(rep, position, 10, seed));
+    return launches;
+  };
+  EXPECT_EQ(order(5), order(5));
+  EXPECT_NE(order(5), order(6));
+}
+
+TEST(RelabelledLaunch, NoLaunchRunsCloserBehindAnotherThanTheRest) {
+  // In the square alone, where two launches run relative to each other is fixed by their places in the list:
+  // with ten launches, launch 0 runs within two launches after launch 1 in half the reps, and a kernel run
+  // close behind a cool one (kernel 01) gets a faster clock under the power limit. Relabelled, every ordered
+  // pair is within two launches in 2/9 of the reps on average.
+  constexpr int kLaunches = 10;
+  const auto square = [](int rep, int position) { return interleaved_launch(rep, position, kLaunches); };
+  int close = 0;
+  for (int rep = 0; rep < kLaunches; ++rep) close += distance_after(square, rep, 1, 0, kLaunches) <= 2;
+  EXPECT_EQ(close, kLaunches / 2);  // the bias being removed
+
+  const auto relabelled = [](int rep, int position) { return relabelled_launch(rep, position, kLaunches, 12345); };
+  constexpr int kReps = 1000 * kLaunches;
+  for (int first = 0; first < kLaunches; ++first)
+    for (int second = 0; second < kLaunches; ++second) {
+      if (first == second) continue;
+      int near = 0;
+      for (int rep = 0; rep < kReps; ++rep) near += distance_after(relabelled, rep, first, second, kLaunches) <= 2;
+      EXPECT_NEAR(static_cast<double>(near) / kReps, 2.0 / 9.0, 0.025) << second << " after " << first;
+    }
+}
+
 // ---- the watchdog's limits and message -------------------------------------------------------------------
 
 TEST(Watchdog, KernelLimitIsSlackPlusAHundredTimesCublas) {
