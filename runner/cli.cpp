@@ -120,7 +120,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   compare->add_flag("--blocked", compare_defaults.blocked,
                     "Time each kernel alone: 2 s back to back, then at least 2 s of reps, at the clock its own power allows "
                     "(default: interleaved rep by rep)");
-  auto* compare_seed_option = compare->add_option("--seed", compare_seed, "Input seed (default: random, printed)");
+  auto* compare_seed_option = compare->add_option(
+      "--seed", compare_seed, "Seed of the inputs and of the order of the kernels (default: random, printed)");
   auto* out_option = compare->add_option("--out", compare_out, "Write compare.csv, compare.json and compare.md here");
   compare->add_option("--inject-fault", compare_fault, std::string("Plant a fault to test the checks: ") + fault_names());
   auto* compare_timeout_option = compare->add_option(
