@@ -73,30 +73,30 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
   const int reps_per_batch = std::max(1, kLaunchesPerBatch / kernels);
   std::vector<Event> starts(static_cast<size_t>(reps_per_batch) * kernels);
   std::vector<Event> stops(starts.size());
+  std::vector<int> slot_launch(starts.size());  // which launch each slot of a batch timed
   PinnedFlag release;
   for (int first_rep = 0; first_rep < settings.reps; first_rep += reps_per_batch) {
     const int batch = std::min(reps_per_batch, settings.reps - first_rep);
     release.set(0);
     hold_stream_kernel<<<1, 1, 0, stream>>>(release.device(), kHoldTimeoutNs);
     check_launch("hold_stream_kernel");
-    for (int rep = 0; rep < batch; ++rep)
+    for (int rep = 0; rep < batch; ++rep) {
+      const std::vector<int> order = relabelled_rep(first_rep + rep, kernels, settings.order_seed);
       for (int position = 0; position < kernels; ++position) {
-        const TimedLaunch& timed = launches[relabelled_launch(first_rep + rep, position, kernels, settings.order_seed)];
+        const TimedLaunch& timed = launches[order[position]];
         if (first_rep + rep == settings.reps - 1 && timed.before_last_rep) timed.before_last_rep(stream);
         if (settings.cold_l2) flusher.flush(stream);
         const size_t slot = static_cast<size_t>(rep) * kernels + position;
+        slot_launch[slot] = order[position];
         starts[slot].record(stream);
         (*timed.launch)(stream);
         stops[slot].record(stream);
       }
+    }
     release.set(1);
     wait_for_stream(stream, kHoldTimeoutNs * 1e-9 + rep_limit * batch);
-    for (int rep = 0; rep < batch; ++rep)
-      for (int position = 0; position < kernels; ++position) {
-        const size_t slot = static_cast<size_t>(rep) * kernels + position;
-        timings[relabelled_launch(first_rep + rep, position, kernels, settings.order_seed)].samples_ms.push_back(
-            elapsed_ms(starts[slot], stops[slot]));
-      }
+    for (size_t slot = 0; slot < static_cast<size_t>(batch) * kernels; ++slot)
+      timings[slot_launch[slot]].samples_ms.push_back(elapsed_ms(starts[slot], stops[slot]));
   }
   for (Timing& timing : timings) timing.ms = quartiles(timing.samples_ms);
   return timings;

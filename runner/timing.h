@@ -20,7 +20,7 @@ struct TimingSettings {
   int warmup = 10;
   int reps = 50;
   bool cold_l2 = true;
-  uint64_t order_seed = 0;  // draws the order of the interleaved launches (relabelled_launch)
+  uint64_t order_seed = 0;  // draws the order of the interleaved launches (relabelled_rep)
 };
 
 struct Timing {
@@ -57,17 +57,17 @@ constexpr int interleaved_launch(int rep, int position, int launches) {
 // odd one.
 constexpr int interleaved_cycle(int launches) { return launches % 2 == 0 ? launches : 2 * launches; }
 
-// Which launch runs at `position` of rep `rep`: the square above, its launches relabelled by a fresh permutation
+// The launches of rep `rep` in the order they run: the square above, its launches relabelled by a fresh permutation
 // drawn from `seed` for every cycle of it. The square balances only who runs right after whom; how far apart two
-// launches run otherwise follows from their places in the list. With ten launches, launch 0 runs two launches
-// after launch 1 or two before it in eight reps of ten, and launch 9 four or six launches after it in six. Under
-// the power limit a kernel's speed depends on more than its predecessor: on an H200 at 16384³, kernels 00-09 in
-// list order put cuBLAS (place 0) close behind the CUDA-core kernel 01 (place 1), at the clock its 215 ms had
-// left, and 09 (place 9) behind four or more tensor-core kernels at the power limit: 09 measured 0.91-0.95 ×
-// cuBLAS, and 1.00 with 09 moved to place 2, where its distances from 01 are cuBLAS's. Relabelled every cycle,
-// the distances between launches are drawn afresh and are the same for every launch on average, while each cycle
-// keeps the square's balance of predecessors. The same seed gives the same order.
-inline int relabelled_launch(int rep, int position, int launches, uint64_t seed) {
+// launches run otherwise follows from their places in the list. With ten launches, launch 0 runs two launches after
+// launch 1 or two before it in eight reps of ten, and launch 9 four or six launches after it in six. Under the power
+// limit a kernel's speed depends on more than its predecessor: on an H200 at 16384³, kernels 00-09 in list order put
+// cuBLAS (place 0) close behind the CUDA-core kernel 01 (place 1), at the clock its 215 ms had left, and 09 (place
+// 9) behind four or more tensor-core kernels at the power limit: 09 measured 0.91-0.95 × cuBLAS, and 1.00 with 09
+// moved to place 2, where its distances from 01 are cuBLAS's. Relabelled every cycle, the distances between launches
+// are drawn afresh and are the same for every launch on average, while each cycle keeps the square's balance of
+// predecessors. The same seed gives the same order.
+inline std::vector<int> relabelled_rep(int rep, int launches, uint64_t seed) {
   const int cycle = interleaved_cycle(launches);
   // splitmix64 (Steele, Lea, Flood, 2014) of the seed and the cycle's number: a portable stream of 64-bit draws,
   // where std::shuffle's algorithm is left to the library.
@@ -81,7 +81,10 @@ inline int relabelled_launch(int rep, int position, int launches, uint64_t seed)
   std::vector<int> label(static_cast<size_t>(launches));  // Fisher-Yates: a uniform permutation of the launches
   for (int i = 0; i < launches; ++i) label[i] = i;
   for (int i = launches - 1; i > 0; --i) std::swap(label[i], label[next() % static_cast<uint64_t>(i + 1)]);
-  return label[interleaved_launch(rep, position, launches)];
+  std::vector<int> order(static_cast<size_t>(launches));
+  for (int position = 0; position < launches; ++position)
+    order[position] = label[interleaved_launch(rep, position, launches)];
+  return order;
 }
 
 // One timed launch: what to enqueue, its time limit per run (the watchdog's), and what to enqueue before its

@@ -1,6 +1,7 @@
 // Quartiles of timing samples (runner/stats.h): linear interpolation between order statistics, as numpy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -98,7 +99,7 @@ TEST(InterleavedLaunch, EachLaunchFollowsEveryOtherEquallyOften) {
   // Within a rep, the ordered pair (a, b) "b right after a" occurs equally often for every a != b over a
   // cycle of n reps (even n) or 2n reps (odd n). A plain rotation fails this: b always follows b - 1.
   for (int launches : {2, 3, 4, 5, 6, 7, 10, 11}) {
-    const int cycle = launches % 2 == 0 ? launches : 2 * launches;
+    const int cycle = interleaved_cycle(launches);
     std::vector<std::vector<int>> follows(launches, std::vector<int>(launches, 0));
     for (int rep = 0; rep < cycle; ++rep)
       for (int position = 1; position < launches; ++position)
@@ -125,14 +126,12 @@ TEST(InterleavedLaunch, PinnedOrder) {
 
 // ---- the order compare times in: the square, relabelled every cycle --------------------------------------
 
-// How many launches after `first` the launch `second` runs in rep `rep` (1 .. n - 1; the reps run back to back).
-template <typename Order>
-int distance_after(const Order& order, int rep, int first, int second, int launches) {
-  int first_position = -1, second_position = -1;
-  for (int position = 0; position < launches; ++position) {
-    if (order(rep, position) == first) first_position = position;
-    if (order(rep, position) == second) second_position = position;
-  }
+// How many launches after `first` the launch `second` runs in a rep that runs `order` (1 .. n - 1; the reps run
+// back to back).
+int distance_after(const std::vector<int>& order, int first, int second) {
+  const int launches = static_cast<int>(order.size());
+  const int first_position = static_cast<int>(std::find(order.begin(), order.end(), first) - order.begin());
+  const int second_position = static_cast<int>(std::find(order.begin(), order.end(), second) - order.begin());
   return ((second_position - first_position) % launches + launches) % launches;
 }
 
@@ -141,7 +140,7 @@ TEST(RelabelledLaunch, EveryRepRunsEveryLaunchOnce) {
     for (int rep = 0; rep < 60; ++rep) {
       std::set<int> seen;
       for (int position = 0; position < launches; ++position)
-        seen.insert(relabelled_launch(rep, position, launches, 7));
+        seen.insert(relabelled_rep(rep, launches, 7)[position]);
       EXPECT_EQ(static_cast<int>(seen.size()), launches) << "rep " << rep;
       EXPECT_EQ(*seen.begin(), 0);
       EXPECT_EQ(*seen.rbegin(), launches - 1);
@@ -153,9 +152,10 @@ TEST(RelabelledLaunch, EveryCycleKeepsTheSquaresBalanceOfPredecessors) {
     const int cycle = interleaved_cycle(launches);
     for (int first_rep = 0; first_rep < 5 * cycle; first_rep += cycle) {
       std::vector<std::vector<int>> follows(launches, std::vector<int>(launches, 0));
-      for (int rep = first_rep; rep < first_rep + cycle; ++rep)
-        for (int position = 1; position < launches; ++position)
-          ++follows[relabelled_launch(rep, position - 1, launches, 99)][relabelled_launch(rep, position, launches, 99)];
+      for (int rep = first_rep; rep < first_rep + cycle; ++rep) {
+        const std::vector<int> order = relabelled_rep(rep, launches, 99);
+        for (int position = 1; position < launches; ++position) ++follows[order[position - 1]][order[position]];
+      }
       const int expected = cycle / launches;
       for (int a = 0; a < launches; ++a)
         for (int b = 0; b < launches; ++b)
@@ -168,7 +168,7 @@ TEST(RelabelledLaunch, TheSeedDecidesTheOrder) {
   const auto order = [](uint64_t seed) {
     std::vector<int> launches;
     for (int rep = 0; rep < 40; ++rep)
-      for (int position = 0; position < 10; ++position) launches.push_back(relabelled_launch(rep, position, 10, seed));
+      for (int launch : relabelled_rep(rep, 10, seed)) launches.push_back(launch);
     return launches;
   };
   EXPECT_EQ(order(5), order(5));
@@ -181,20 +181,28 @@ TEST(RelabelledLaunch, NoLaunchRunsCloserBehindAnotherThanTheRest) {
   // close behind a cool one (kernel 01) gets a faster clock under the power limit. Relabelled, every ordered
   // pair is within two launches in 2/9 of the reps on average.
   constexpr int kLaunches = 10;
-  const auto square = [](int rep, int position) { return interleaved_launch(rep, position, kLaunches); };
   int close = 0;
-  for (int rep = 0; rep < kLaunches; ++rep) close += distance_after(square, rep, 1, 0, kLaunches) <= 2;
+  for (int rep = 0; rep < kLaunches; ++rep) {
+    std::vector<int> square(kLaunches);
+    for (int position = 0; position < kLaunches; ++position)
+      square[position] = interleaved_launch(rep, position, kLaunches);
+    close += distance_after(square, 1, 0) <= 2;
+  }
   EXPECT_EQ(close, kLaunches / 2);  // the bias being removed
 
-  const auto relabelled = [](int rep, int position) { return relabelled_launch(rep, position, kLaunches, 12345); };
   constexpr int kReps = 1000 * kLaunches;
+  std::vector<std::vector<int>> near(kLaunches, std::vector<int>(kLaunches, 0));
+  for (int rep = 0; rep < kReps; ++rep) {
+    const std::vector<int> order = relabelled_rep(rep, kLaunches, 12345);
+    for (int first = 0; first < kLaunches; ++first)
+      for (int second = 0; second < kLaunches; ++second)
+        if (first != second) near[first][second] += distance_after(order, first, second) <= 2;
+  }
   for (int first = 0; first < kLaunches; ++first)
-    for (int second = 0; second < kLaunches; ++second) {
-      if (first == second) continue;
-      int near = 0;
-      for (int rep = 0; rep < kReps; ++rep) near += distance_after(relabelled, rep, first, second, kLaunches) <= 2;
-      EXPECT_NEAR(static_cast<double>(near) / kReps, 2.0 / 9.0, 0.025) << second << " after " << first;
-    }
+    for (int second = 0; second < kLaunches; ++second)
+      if (first != second) {
+        EXPECT_NEAR(static_cast<double>(near[first][second]) / kReps, 2.0 / 9.0, 0.025) << second << " after " << first;
+      }
 }
 
 // ---- the watchdog's limits and message -------------------------------------------------------------------
