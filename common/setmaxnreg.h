@@ -2,7 +2,10 @@
 //
 // A kernel launched with __launch_bounds__(threads, 1) is compiled against a per-thread register cap of
 // 65536 / threads (168 for 384 threads). setmaxnreg.dec lowers the calling warpgroup's allocation and
-// returns the registers to the SM's pool; setmaxnreg.inc raises it, waiting until the pool has them.
+// returns the registers to the CTA's pool (SASS: USETMAXREG.DEALLOC.CTAPOOL); setmaxnreg.inc raises it, waiting
+// until the pool has them (USETMAXREG.TRY_ALLOC.CTAPOOL, retried). So the counts after setmaxnreg may add up to
+// at most what the CTA was launched with (168 × 384 = 64512 registers), not the SM's 65536: an inc that asks for
+// more waits forever (a producer at 48 beside two consumers at 232, 65536 in all, hangs).
 // All 128 threads of the warpgroup execute the same instruction; counts are multiples of 8 in [24, 256].
 // It only takes effect when the kernel has a register cap at entry and each role is one branch of an
 // if/else; otherwise ptxas ignores it and says so (warning C7508).

@@ -14,7 +14,7 @@
 //   compiled cap     65536 / 384 threads                       = 168 per thread
 //   producer         setmaxnreg.dec 40     128 threads × 40    =  5120
 //   2 consumers      setmaxnreg.inc 232    256 threads × 232   = 59392
-//                                                        total = 64512 ≤ 65536
+//                                                        total = 64512 = 168 × 384, all the CTA holds
 //
 // __launch_bounds__(384, 1) gives the compile-time cap that setmaxnreg needs, and the two roles are the two
 // branches of one if/else. Everything else (the ring, the barriers, the phases) is kernel 04's; the ring has
@@ -47,7 +47,7 @@ constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
 constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 16;
 constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
-constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; (128 × 40 + 256 × 232) ≤ 65536
+constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
 static_assert(kConsumers * kWgmmaM == kBlockM);
 
 constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);

@@ -53,7 +53,7 @@ constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
 constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 16;
 constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
-constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; (128 × 40 + 256 × 232) ≤ 65536
+constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
 constexpr int kGroupRows = 16;  // tile rows per band: a wave of 132 tiles is ~16 × 8 tiles, 2048 × 2048 of C
 static_assert(kConsumers * kWgmmaM == kBlockM);
 

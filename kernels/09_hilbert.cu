@@ -77,7 +77,7 @@ constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
 constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 16;
 constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
-constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; (128 × 40 + 256 × 232) ≤ 65536
+constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
 constexpr int kClusterM = 2;    // CTAs of a cluster along M: they share (multicast) B
 constexpr int kClusterN = 1;    // CTAs of a cluster along N: they share (multicast) A
 constexpr int kClusterSize = kClusterM * kClusterN;
