@@ -21,6 +21,17 @@ namespace gemm {
 constexpr int launch_register_cap(int threads) { return 65536 / threads / 8 * 8; }
 static_assert(launch_register_cap(384) == 168, "the cap ptxas reports for kernels 05-09 (\"Used 168 registers\")");
 
+// Whether one producer warpgroup at `producer_registers` and `consumers` consumer warpgroups at
+// `consumer_registers` fit the registers their CTA is launched with: setmaxnreg only moves registers between them.
+constexpr bool setmaxnreg_budget_fits(int producer_registers, int consumers, int consumer_registers) {
+  constexpr int kWarpgroupThreads = 128;
+  const int threads = (1 + consumers) * kWarpgroupThreads;
+  return kWarpgroupThreads * (producer_registers + consumers * consumer_registers) <=
+         threads * launch_register_cap(threads);
+}
+static_assert(setmaxnreg_budget_fits(40, 2, 232) && !setmaxnreg_budget_fits(48, 2, 232),
+              "40 / 232 is all of a 384-thread CTA's 64512 registers; 48 / 232 hung");
+
 template <uint32_t kRegisters>
 __device__ __forceinline__ void setmaxnreg_dec() {
   static_assert(kRegisters % 8 == 0 && kRegisters >= 24 && kRegisters <= 256);

@@ -54,8 +54,7 @@ constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 16;
 constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
 constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
-static_assert(kWarpgroupThreads * (kProducerRegisters + kConsumers * kConsumerRegisters) <=
-                  kThreads * launch_register_cap(kThreads),
+static_assert(setmaxnreg_budget_fits(kProducerRegisters, kConsumers, kConsumerRegisters),
               "setmaxnreg hands out only the registers the CTA was launched with (common/setmaxnreg.h)");
 constexpr int kGroupRows = 16;  // tile rows per band: a wave of 132 tiles is ~16 × 8 tiles, 2048 × 2048 of C
 static_assert(kConsumers * kWgmmaM == kBlockM);

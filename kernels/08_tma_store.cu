@@ -60,8 +60,7 @@ constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 16;
 constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
 constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
-static_assert(kWarpgroupThreads * (kProducerRegisters + kConsumers * kConsumerRegisters) <=
-                  kThreads * launch_register_cap(kThreads),
+static_assert(setmaxnreg_budget_fits(kProducerRegisters, kConsumers, kConsumerRegisters),
               "setmaxnreg hands out only the registers the CTA was launched with (common/setmaxnreg.h)");
 constexpr int kGroupRows = 8;   // cluster-tile rows per band: with 2 × 1 clusters, 16 tile rows as in kernel 06
 constexpr int kClusterM = 2;    // CTAs of a cluster along M: they share (multicast) B
