@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the measurement tables in the notes against the results file they cite.
 
-    check_note_figures.py [--root DIR] [NOTE.md ...]
+    check_note_figures.py [--fix] [--root DIR] [NOTE.md ...]
 
 A measurement table in a note looks like
 

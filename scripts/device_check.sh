@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything a GPU machine should do in one go: configure and build for sm_90a (-j16), run `gemm compare`,
-# the instruction ceilings, the GPU tests (ctest -L gpu), the sanitizers (ctest -L sanitizer) and an Nsight
-# Compute profile of each ladder kernel and of cuBLAS (at PROFILE_SIZE, default 4096, a size or MxNxK; the
-# kernels PROFILE_IDS, default all this GPU runs and cuBLAS); print a short summary last.
+# the instruction ceilings, the GPU tests (ctest -L gpu), the sanitizers (scripts/sanitize.sh over the kernels
+# this GPU runs) and an Nsight Compute profile of each ladder kernel and of cuBLAS (at PROFILE_SIZE, default
+# 4096, a size or MxNxK; the kernels PROFILE_IDS, default all this GPU runs and cuBLAS); print a short summary
+# last.
 #
 #   scripts/device_check.sh OUTPUT_DIR [--steps LIST] [-- gemm compare arguments...]
 #

@@ -10,8 +10,8 @@
 # Defaults: build/gemm, all four tools, every ladder kernel this GPU runs (from `gemm list --json`; the cuBLAS
 # reference, id 0, only when named), the shapes below (--shapes replaces them). Prints one line per kernel
 # and tool and a summary. Exit 0 when every run is clean, 1 when a tool reported an error or a check failed,
-# 77 when no GPU is visible or none of the kernels named runs here, 2 on bad usage. A missing
-# compute-sanitizer is an error (exit 2), never a silent skip.
+# 77 when no GPU is visible or none of the kernels named runs here, 2 on bad usage. The GPU is looked for
+# first; on a machine with one, a missing compute-sanitizer is an error (exit 2), never a silent skip.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 gemm=build/gemm
@@ -32,8 +32,6 @@ for tool in "${tools[@]}"; do
   case "$tool" in memcheck|racecheck|synccheck|initcheck) ;; *) echo "sanitize.sh: unknown tool '$tool'" >&2; exit 2 ;; esac
 done
 [ -x "$gemm" ] || { echo "sanitize.sh: $gemm is not an executable (build first, or pass --gemm)" >&2; exit 2; }
-sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-[ -x "$sanitizer" ] || { echo "sanitize.sh: compute-sanitizer not found (it comes with the CUDA toolkit)" >&2; exit 2; }
 
 # id name shape-rule runs-here, one line per kernel.
 listing=$("$gemm" list --json | python3 -c '
@@ -45,6 +43,8 @@ if ! "$gemm" list --json | python3 -c 'import json,sys; sys.exit(0 if json.load(
   echo "skipped: no usable CUDA GPU"
   exit 77
 fi
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$sanitizer" ] || { echo "sanitize.sh: compute-sanitizer not found (it comes with the CUDA toolkit)" >&2; exit 2; }
 [ ${#ids[@]} -gt 0 ] || ids=($(awk '$1 != 0 && $4 == 1 { print $1 }' <<<"$listing"))
 
 # Small and ragged: one tile plus one row/column, several partial tiles, K not a multiple of the k tile;

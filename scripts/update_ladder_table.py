@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates the README's table of chapters from the registry, kernels/registry.inc.
 
-    update_ladder_table.py [--check] [--readme README.md]
+    update_ladder_table.py [--check] [--root DIR] [--readme README.md]
+
+DIR is the repository (default: the one holding this script); --readme defaults to DIR/README.md.
 
 One row per GEMM_KERNEL line of kernels/registry.inc (id, name, architecture, shape rule, what it adds), after
 the cuBLAS reference of kernels/registry.cu, with the size of each chapter's code change against the one

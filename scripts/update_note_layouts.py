@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Regenerates the `gemm layout` drawings embedded in the notes, and the SVGs beside them.
 
-    update_note_layouts.py [--check] [--gemm build/gemm] [NOTE.md ...]
+    update_note_layouts.py [--check] [--root DIR] [--gemm GEMM] [NOTE.md ...]
+
+DIR is the repository (default: the one holding this script); GEMM defaults to DIR/build/gemm, whatever
+the current directory.
 
 A note embeds a layout between two marker lines, naming the `gemm layout` arguments:
 
@@ -11,7 +14,7 @@ A note embeds a layout between two marker lines, naming the `gemm layout` argume
 
 Everything between the markers is replaced by the output of `gemm layout mma-m16n8k16 A`, and
 kernels/figures/mma-m16n8k16-A.svg is written by `gemm layout mma-m16n8k16 A --svg ...`. So the grids in the
-notes are drawn by the same functions the kernels call, never by hand. Default notes: kernels/*.md.
+notes are drawn by the same functions the kernels call, never by hand. Default notes: DIR/kernels/*.md.
 
 --check writes nothing and exits 1 naming every note or figure that differs from what the command draws now,
 and every SVG in kernels/figures/ that no note uses (a test runs this, so a note cannot drift from the code).

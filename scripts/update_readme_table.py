@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Regenerates the kernel table in the README from a `gemm compare --out DIR` result.
+"""Regenerates a kernel table in the README from a `gemm compare --out DIR` result.
 
-    update_readme_table.py CSV [--readme README.md]
+    update_readme_table.py CSV [--marker NAME] [--ratio-at MxNxK] [--check] [--readme README.md]
 
 Only the text between the marker lines
 
-    <!-- kernel-table:begin -->
-    <!-- kernel-table:end -->
+    <!-- NAME:begin -->
+    <!-- NAME:end -->
 
 is replaced; every byte outside them is kept, so the README's prose stays hand-written while its numbers
-always come from a checked-in measurement. The file is rewritten only when the table changed, so running
-the script twice (or in CI) leaves no diff.
+always come from a checked-in measurement. NAME defaults to `kernel-table`; the README holds one table per
+GPU, `kernel-table-h100` and `kernel-table-h200`, so pass `--marker`. `--ratio-at` picks the shape of the
+vs cuBLAS column (default: the largest square size in the CSV). The file is rewritten only when the table
+changed, so running the script twice leaves no diff; `--check` changes nothing and only compares (the
+`scripts_readme_table_*` tests).
 
-Exit codes: 0 done (updated or already current), 2 bad input (CSV, README, or markers missing/misordered).
+Exit codes: 0 done (updated, already current, or --check found it current), 1 --check found the table
+differs, 2 bad input (CSV, README, --ratio-at shape not in the CSV, or markers missing/misordered) or bad
+usage.
 """
 
 from __future__ import annotations
