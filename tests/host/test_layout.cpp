@@ -2,6 +2,7 @@
 // unknown names and parts are usage errors, and the output is deterministic (the notes embed it).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <variant>
 #include <vector>
@@ -144,6 +145,14 @@ TEST(Layout, TileOrderPlacesEveryTileOnce) {
   EXPECT_EQ(cell(grid, 0, 0).label, "0");
   EXPECT_EQ(cell(grid, 1, 0).label, "1");  // down the band first
   EXPECT_EQ(cell(grid, 0, 1).label, "3");
+  // 96 tiles in waves of 5: the first six waves' reads are listed, the other fourteen only counted in the total.
+  const auto has_note = [&](const std::string& text) {
+    return std::find(grid.notes.begin(), grid.notes.end(), text) != grid.notes.end();
+  };
+  EXPECT_TRUE(has_note("waves 6 to 19: not listed, counted in the total"));
+  EXPECT_EQ(std::count_if(grid.notes.begin(), grid.notes.end(),
+                          [](const std::string& note) { return note.rfind("wave ", 0) == 0; }),
+            6);
 }
 
 TEST(Layout, UnknownNamesAndPartsAreUsageErrors) {
