@@ -30,8 +30,8 @@
 // cluster has one, then the k blocks of the remaining tiles shared out evenly. A cluster whose share starts
 // inside a tile writes its fp32 partial sums to a workspace and raises a flag; the cluster that computed the
 // tile's first k blocks waits for the flags, adds the partials and stores C. Where even shares do not pay, the
-// remaining tiles may be cut into a head and a tail instead, all heads starting at k block 0 together and all
-// tails at one later k block (4096 × 14336 × 4096); where neither pays (4096³), only as many clusters are
+// remaining tiles may be cut into a head and a tail instead, all heads starting at one k block together and all
+// tails at another (4096 × 14336 × 4096); where neither pays (4096³), only as many clusters are
 // launched as the rounds need (64 of 66).
 //
 // Both consumers end their tiles together, and the tensor pipe idles until they start the next: through kernel
