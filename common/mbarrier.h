@@ -47,18 +47,45 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* barrier, uint3
       : "memory");
 }
 
+// A relaxed arrive at cluster scope on the barrier at the same offset in CTA `cta_rank` (the matching wait is
+// mbarrier_wait_relaxed_cluster, below): how the two CTAs of a tcgen05 pair hand a Tensor Memory accumulator back and forth. The ordering comes from the
+// tcgen05 fences around them (tcgen05.fence::before_thread_sync before the arrive, ::after_thread_sync after the
+// wait), as in the PTX ISA's tcgen05 memory-consistency examples; cluster scope because the other side is in
+// another CTA. Introduced by kernel 11.
+__device__ __forceinline__ void mbarrier_arrive_relaxed_cluster(uint64_t* barrier, uint32_t cta_rank) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(smem_address(barrier)),
+      "r"(cta_rank)
+      : "memory");
+}
+
 // Makes mbarrier initialisation visible to the other CTAs of the cluster (and to their TMA multicasts);
 // follow it with a cluster barrier before any CTA uses a partner's barriers. Introduced by kernel 07.
 __device__ __forceinline__ void fence_mbarrier_init_cluster() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
-// Block until the phase with parity `phase` has completed. try_wait suspends in hardware for a while
-// before returning false, so the loop does not spin hot.
-__device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t phase) {
-  const uint32_t address = smem_address(barrier);
+// One try_wait on the phase with parity `phase`; true once it has completed. try_wait suspends in hardware for a
+// while before returning false, so a loop around it does not spin hot. kRelaxedCluster: the relaxed,
+// cluster-scope form (see mbarrier_arrive_relaxed_cluster); otherwise the default, acquire at CTA scope.
+template <bool kRelaxedCluster>
+__device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t address, uint32_t phase) {
   uint32_t done = 0;
-  do {
+  if constexpr (kRelaxedCluster) {
+    asm volatile(
+        "{\n"
+        ".reg .pred complete;\n"
+        "mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 complete, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, complete;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(address), "r"(phase)
+        : "memory");
+  } else {
     asm volatile(
         "{\n"
         ".reg .pred complete;\n"
@@ -68,7 +95,23 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t phase)
         : "=r"(done)
         : "r"(address), "r"(phase)
         : "memory");
-  } while (!done);
+  }
+  return done != 0;
+}
+
+// Block until the phase with parity `phase` has completed.
+__device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t phase) {
+  const uint32_t address = smem_address(barrier);
+  while (!mbarrier_try_wait_parity<false>(address, phase)) {
+  }
+}
+
+// The same wait, relaxed at cluster scope: the other half of mbarrier_arrive_relaxed_cluster's hand-off, and
+// the wait for a tcgen05.commit multicast from the pair's leader. Introduced by kernel 11.
+__device__ __forceinline__ void mbarrier_wait_relaxed_cluster(uint64_t* barrier, uint32_t phase) {
+  const uint32_t address = smem_address(barrier);
+  while (!mbarrier_try_wait_parity<true>(address, phase)) {
+  }
 }
 
 }  // namespace gemm

@@ -45,6 +45,16 @@ struct TmemStoreStaging {
   alignas(1024) bf16 box[kTmemStoreBuffers][kTmemStoreBoxElements];
 };
 
+// Which staging box a warp's next TMA store uses. Before writing a box the warp waits until at most
+// kTmemStoreBuffers - 1 of its stores are still reading shared memory, so the box it must not touch is the one
+// its last store used. The boxes therefore take turns over every store the warp issues, across tiles: a tile at
+// the N edge may store an odd number of chunks, and a persistent kernel's next tile must not start on the box
+// whose store is still in flight. Kept by the caller for as long as the warp stores.
+struct TmemStoreBoxes {
+  uint32_t stores = 0;  // TMA stores this warp has issued
+  __host__ __device__ constexpr uint32_t next() const { return stores % kTmemStoreBuffers; }
+};
+
 // Where the epilogue puts one accumulator element: register `reg` (0-63) of thread `lane` of epilogue warp
 // `warp`, for the chunk whose first tile column is `chunk_column`, holds D(tile.row, tile.column) (the
 // common/tmem.h model of the 32x32b load, layout D/A); it goes to byte `box_byte` of the warp's 32 × 64 staging
@@ -69,11 +79,13 @@ __host__ __device__ constexpr TmemStoreElement tmem_store_element(uint32_t warp,
 // quarters), after the accumulator is complete and tcgen05_fence_after_thread_sync. Stores the layout-A/D
 // accumulator whose lane-0 address is `accumulator` (kColumns fp32 columns) to rows row0 ... row0 + 127 and
 // columns col0 ... col0 + kColumns - 1 of C through `map_c` (boxes of 32 rows × 64 columns, 128-byte
-// swizzle). Every TMEM read has completed when it returns; the stores may still be in flight (lane 0 waits for
-// them with tma_store_wait before the CTA exits).
+// swizzle), through the warp's staging boxes in the order `boxes` keeps across calls. Every TMEM read has
+// completed when it returns; the stores may still be in flight (lane 0 waits for them with tma_store_wait
+// before the CTA exits).
 template <int kColumns>
 __device__ __forceinline__ void store_tmem_accumulator(uint32_t accumulator, TmemStoreStaging& staging,
-                                                       const CUtensorMap* map_c, int m, int n, int row0, int col0) {
+                                                       TmemStoreBoxes& boxes, const CUtensorMap* map_c, int m,
+                                                       int n, int row0, int col0) {
   static_assert(kColumns % kTmemStoreColumns == 0);
   const uint32_t warp = threadIdx.x / 32;
   const uint32_t lane = threadIdx.x % 32;
@@ -83,7 +95,7 @@ __device__ __forceinline__ void store_tmem_accumulator(uint32_t accumulator, Tme
   for (int chunk = 0; chunk < kColumns / kTmemStoreColumns; ++chunk) {
     const int column = chunk * kTmemStoreColumns;
     if (col0 + column >= n) break;  // columns past N (warp-uniform)
-    bf16* box = staging.box[chunk % kTmemStoreBuffers];
+    bf16* box = staging.box[boxes.next()];
 
     uint32_t low[32], high[32];
     tcgen05_ld_32x32b_x32(tmem_32x32b_address(accumulator, warp, column), low);
@@ -92,7 +104,7 @@ __device__ __forceinline__ void store_tmem_accumulator(uint32_t accumulator, Tme
     tcgen05_registers_ready(low);
     tcgen05_registers_ready(high);
 
-    // The box written TMA-stores ago must have been read out before it is overwritten.
+    // Every store but the last, which used the other box, must have been read out before this box is written.
     if (lane == 0) tma_store_wait_read<kTmemStoreBuffers - 1>();
     __syncwarp();
 
@@ -121,6 +133,7 @@ __device__ __forceinline__ void store_tmem_accumulator(uint32_t accumulator, Tme
       tma_store_2d(map_c, box, col0 + column, row0 + static_cast<int>(box_row0));
       tma_store_commit_group();
     }
+    ++boxes.stores;
   }
 }
 

@@ -163,7 +163,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     mbarrier_wait(&smem.tmem_full, 0);
     __syncwarp();  // tcgen05.ld is .sync.aligned: the whole warp, converged
     tcgen05_fence_after_thread_sync();
-    store_tmem_accumulator<kBlockN>(accumulator, smem.staging[warp - kFirstEpilogueWarp], &map_c, problem.m,
+    TmemStoreBoxes boxes;
+    store_tmem_accumulator<kBlockN>(accumulator, smem.staging[warp - kFirstEpilogueWarp], boxes, &map_c, problem.m,
                                     problem.n, block_row, block_col);
     if (lane == 0) tma_store_wait<0>();  // the staging boxes stay valid until the stores have read them
     __syncwarp();

@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       PipelineState<kAccumulatorStages> accumulator;
       for (int tile = first_tile; tile < order.count(); tile += tile_step) {
         // The epilogues of both CTAs must have read this buffer's previous tile out.
-        mbarrier_wait(&smem.tmem_empty[accumulator.stage], accumulator.phase ^ 1);
+        mbarrier_wait_relaxed_cluster(&smem.tmem_empty[accumulator.stage], accumulator.phase ^ 1);
         tcgen05_fence_after_thread_sync();
         const uint32_t d = tmem_offset(tmem_base, 0, accumulator.stage * kAccumulatorColumns);
         for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       // Tail: both buffers released, so every epilogue arrival (the peer's are remote) has landed.
       for (int buffer = 0; buffer < kAccumulatorStages; ++buffer) {
-        mbarrier_wait(&smem.tmem_empty[accumulator.stage], accumulator.phase ^ 1);
+        mbarrier_wait_relaxed_cluster(&smem.tmem_empty[accumulator.stage], accumulator.phase ^ 1);
         accumulator.advance();
       }
     }
@@ -216,19 +216,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else {
     // Epilogue: 4 warps per CTA, lane quarters 2, 3, 0, 1; this CTA's 128 rows of the pair's 256.
     TmemStoreStaging& staging = smem.staging[warp - kFirstEpilogueWarp];
+    TmemStoreBoxes boxes;  // taking turns across tiles: an edge tile may store an odd number of chunks
     PipelineState<kAccumulatorStages> accumulator;
     for (int tile = first_tile; tile < order.count(); tile += tile_step) {
       const TileCoord coord = order.at(tile);
       const int row0 = coord.m * kClusterTileM + static_cast<int>(half) * kCtaM;
       const int col0 = coord.n * kClusterTileN + static_cast<int>(pair) * kPairN;
-      mbarrier_wait(&smem.tmem_full[accumulator.stage], accumulator.phase);
+      mbarrier_wait_relaxed_cluster(&smem.tmem_full[accumulator.stage], accumulator.phase);
       __syncwarp();
       tcgen05_fence_after_thread_sync();
       store_tmem_accumulator<kAccumulatorColumns>(tmem_offset(tmem_base, 0, accumulator.stage * kAccumulatorColumns),
-                                                  staging, &map_c, problem.m, problem.n, row0, col0);
+                                                  staging, boxes, &map_c, problem.m, problem.n, row0, col0);
       // This thread's tcgen05.lds have completed (wait::ld): hand the buffer back to the leader's MMA thread.
       tcgen05_fence_before_thread_sync();
-      mbarrier_arrive_cluster(&smem.tmem_empty[accumulator.stage], leader);
+      mbarrier_arrive_relaxed_cluster(&smem.tmem_empty[accumulator.stage], leader);
       accumulator.advance();
     }
     if (lane == 0) tma_store_wait<0>();
