@@ -1,7 +1,8 @@
-// Kernel 07 — thread-block clusters: each operand tile read from L2 once for two CTAs (TMA multicast).
+// Kernel 07 — thread-block clusters: the operand tile two CTAs share (B, in the default 2 × 1) read from L2
+// once for both (TMA multicast).
 //
 // In kernel 06 two CTAs working on vertically adjacent tiles (same columns of C) both load the same 256 × 64
-// slice of B for every k block: the L2 serves it twice. Hopper can launch CTAs in clusters that are
+// slice of B for every k block: the L2 serves it to each of them. Hopper can launch CTAs in clusters that are
 // co-scheduled on one GPC and can write each other's shared memory; a TMA load with .multicast::cluster
 // delivers one box to several CTAs of the cluster at the same shared-memory offset, and signals each
 // receiver's own mbarrier.

@@ -20,11 +20,12 @@
 // Shared-memory budget (227 KB per CTA on sm_90):
 //   ring        4 stages × (16 KB of A + 32 KB of B)        = 192 KB
 //   C buffers   2 consumers × 2 boxes × 64 × 64 × 2 bytes   =  32 KB
-//   barriers, and 1 KB of alignment slack                   ≈   1 KB
-//                                                     total ≈ 225 KB
-// A whole 64 × 256 consumer tile would need 64 KB of buffers and cost a ring stage; instead each consumer
-// stores its tile in two halves of 128 columns through one 16 KB buffer, waiting (read only) for the first
-// half's store before writing the second. The second half's store overlaps the next tile.
+//   barriers    64 bytes, padded to 1 KB by alignas(1024)   =   1 KB   (sizeof(SharedStorage) = 225 KB)
+//   slack for aligning the base (shared_storage_bytes)      =   1 KB
+//                                                     total = 226 KB (231,424 bytes)
+// Buffers for both consumers' whole 64 × 256 tiles (32 KB each) would need 64 KB and cost a ring stage; instead
+// each consumer stores its tile in two halves of 128 columns through one 16 KB buffer, waiting (read only) for
+// the first half's store before writing the second. The second half's store overlaps the next tile.
 //
 // Everything else is kernel 07's.
 //
