@@ -23,8 +23,11 @@ namespace gemm {
 // ---- allocation (one whole warp; with cta_group::2 the same warp of both CTAs of the pair) -------------------
 
 // Allocate `columns` TMEM columns (a power of two, 32-512) and write their base address (lane 0, first column)
-// to `slot` in shared memory. Blocks while the columns are taken by other CTAs on this SM. With cta_group::2
-// both CTAs of the pair allocate together, with the same `slot` offset.
+// to `slot` in shared memory. Blocks while the columns are taken by other CTAs on this SM. A synchronous
+// tcgen05 instruction; the write to `slot` is a weak shared-memory store (PTX ISA), which a barrier publishes to
+// other threads like any store. With cta_group::2 one warp in each CTA of the pair executes it, and the first
+// may block until the other does (PTX ISA, "Issue Granularity"); both pass the same `slot` offset, as CuTe's
+// Allocator2Sm requires ("Both CTAs _must_ provide the exact same dst_ptr").
 template <int kCtaGroup>
 __device__ __forceinline__ void tcgen05_alloc(uint32_t* slot, uint32_t columns) {
   static_assert(kCtaGroup == 1 || kCtaGroup == 2);
@@ -38,7 +41,9 @@ __device__ __forceinline__ void tcgen05_alloc(uint32_t* slot, uint32_t columns) 
                  : "memory");
 }
 
-// This CTA will allocate no more: other CTAs waiting on this SM's TMEM may then be served.
+// The CTA gives up its right to allocate: a later tcgen05.alloc by it is illegal (PTX ISA). That other CTAs
+// waiting to allocate on this SM can then proceed is our reading (CUTLASS: "so that the next CTA can
+// rasterize"), not something the ISA states.
 template <int kCtaGroup>
 __device__ __forceinline__ void tcgen05_relinquish_alloc_permit() {
   static_assert(kCtaGroup == 1 || kCtaGroup == 2);
@@ -65,8 +70,9 @@ __device__ __forceinline__ void tcgen05_dealloc(uint32_t tmem_address, uint32_t 
 
 // D[tmem] (+)= A[smem] · B[smem]ᵀ, .kind::f16 (bf16/f16 in, fp32 or f16 accumulate), shape from `instr_desc`,
 // K = 16. `accumulate` false overwrites D (the first k step of a tile). Asynchronous: track it with
-// tcgen05_commit. With cta_group::2 the leader (even) CTA of a pair issues it for both: A and B descriptors
-// name the same shared-memory offsets in both CTAs, and each CTA's TMEM receives its half of D.
+// tcgen05_commit. With cta_group::2 one thread of the CTA pair issues it for both CTAs (PTX ISA, "Issue
+// Granularity"); kernel 11, like CUTLASS, issues from the even CTA. The A and B descriptors are read at the same
+// shared-memory offsets in both CTAs, and each CTA's TMEM receives its half of D.
 template <int kCtaGroup>
 __device__ __forceinline__ void tcgen05_mma_f16_ss(uint32_t d_tmem, Sm100SmemDescriptor a, Sm100SmemDescriptor b,
                                                    uint32_t instr_desc, bool accumulate) {
@@ -131,8 +137,12 @@ __device__ __forceinline__ void tcgen05_commit_multicast(uint64_t* barrier, uint
 // ---- reading the accumulator: tcgen05.ld + tcgen05.wait::ld ---------------------------------------------------
 
 // Warp-collective: 32 lanes × 32 columns from `tmem_address` (the lane field must be the warp's first lane,
-// common/tmem.h tmem_32x32b_address): thread t gets lane (first + t), register r column (first + r). The
-// registers are not valid until tcgen05_wait_ld; pass them through tcgen05_registers_ready after it.
+// common/tmem.h tmem_32x32b_address): thread t gets lane (first + t), register r column (first + r).
+// Asynchronous: an instruction of this thread that reads one of `r` gets the loaded value (the PTX ISA
+// respects a true register dependency on tcgen05.ld, "Register dependencies, same thread"), but nothing else is
+// ordered after the TMEM read until tcgen05_wait_ld, which must precede the fence and synchronisation that let
+// another thread overwrite or free the columns. The callers wait, then pass `r` through
+// tcgen05_registers_ready.
 __device__ __forceinline__ void tcgen05_ld_32x32b_x32(uint32_t tmem_address, uint32_t (&r)[32]) {
   asm volatile(
       "tcgen05.ld.sync.aligned.32x32b.x32.b32 "
@@ -150,8 +160,9 @@ __device__ __forceinline__ void tcgen05_ld_32x32b_x32(uint32_t tmem_address, uin
 __device__ __forceinline__ void tcgen05_wait_ld() { asm volatile("tcgen05.wait::ld.sync.aligned;\n" ::: "memory"); }
 
 // The compiler sees tcgen05.ld's outputs as defined by the load itself and could move arithmetic on them above
-// tcgen05_wait_ld. An (empty) volatile statement that claims to rewrite them, placed after the wait, keeps
-// every use after it: volatile asm statements stay in program order.
+// tcgen05_wait_ld (the values would still be right: the register dependency is respected). An (empty) volatile
+// statement that claims to rewrite them, placed after the wait, keeps every use after the wait in the compiled
+// code, as the source reads: volatile asm statements stay in program order.
 __device__ __forceinline__ void tcgen05_registers_ready(uint32_t (&r)[32]) {
   asm volatile(""
                : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]), "+r"(r[6]), "+r"(r[7]),
@@ -163,12 +174,17 @@ __device__ __forceinline__ void tcgen05_registers_ready(uint32_t (&r)[32]) {
 
 // ---- ordering TMEM accesses across threads ---------------------------------------------------------------------
 //
-// tcgen05 operations are asynchronous and outside the ordinary memory order: a thread barrier or an mbarrier
-// alone does not order one thread's TMEM accesses (or allocation) before another's. The pattern is
+// The asynchronous tcgen05 operations (mma, cp, shift, ld, st) are not ordered across threads by a thread
+// barrier or an mbarrier alone. The pattern (PTX ISA, tcgen05 "Memory Consistency Model") is
 //
-//   thread X: tcgen05 ops ...; tcgen05_fence_before_thread_sync(); arrive / barrier
+//   thread X: asynchronous tcgen05 ops ...; (tcgen05_wait_ld after loads;) tcgen05_fence_before_thread_sync();
+//             arrive / barrier
 //   thread Y: wait / barrier; tcgen05_fence_after_thread_sync(); tcgen05 ops ...
 //
+// fence::before_thread_sync orders the asynchronous tcgen05 operations before it ahead of the synchronisation;
+// fence::after_thread_sync orders those after it behind the synchronisation. alloc, dealloc and
+// relinquish_alloc_permit are synchronous tcgen05 instructions: the fences do not act on them, and the address
+// alloc writes to shared memory reaches other threads through the barrier like any weak store.
 // (tcgen05.commit + mbarrier wait orders the MMAs themselves: the waiter still fences after the wait.)
 __device__ __forceinline__ void tcgen05_fence_before_thread_sync() {
   asm volatile("tcgen05.fence::before_thread_sync;\n" ::: "memory");

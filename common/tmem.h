@@ -106,21 +106,27 @@ __host__ __device__ constexpr uint32_t tmem_32x32b_address(uint32_t base, uint32
 
 // ---- where an MMA's D lands ------------------------------------------------------------------------------------
 //
-// The lanes a tcgen05.mma writes depend on M, on .cta_group and on .ws (PTX ISA, "Data Path Layout
-// Organization", layouts A-G). The four this ladder talks about, for a D of M × N fp32 (one column per
+// The lanes a tcgen05.mma writes depend on M, on .cta_group, on .ws and (M = 128, cta_group::2) on A's
+// sparsity (PTX ISA, "Data Path Layout Organization", layouts A-G). The four this ladder talks about, for a D of M × N fp32 (one column per
 // element) starting at column 0 of the allocation:
 //
 //   Layout D  M = 128, cta_group::1             row i -> lane i,                    column j -> column j
 //   Layout A  M = 256, cta_group::2             each CTA holds its 128 rows: local row i -> lane i, as D
-//   Layout E  M = 64, .ws ("2x2" data path)     row i, column j -> lane i + 64·⌊j / (N/2)⌋, column j mod N/2
+//   Layout E  M = 64, .ws (CuTe: "2x2")         row i, column j -> lane i + 64·⌊j / (N/2)⌋, column j mod N/2
 //                                               (the N halves fold onto the two 64-lane halves)
 //   Layout F  M = 64, no .ws ("4x1", half)      row i -> lane 32·⌊i / 16⌋ + i mod 16, column j -> column j
 //                                               (16 rows per warp quarter; lanes 16-31 of each quarter idle)
 //
+// The layout names are the PTX ISA's labels (layout D is unrelated to the matrix D). "2x2" is CuTe's name for
+// layout E's arrangement (two 32-lane sub-partitions along M, two along N); the ISA's table lists layout E as
+// "2x3" and uses "2x2" for layout B (M = 128, cta_group::2).
+//
 // A in TMEM (the "ts" form of tcgen05.mma) follows the same lanes as D: row i of A sits in the lane(s) that
 // compute row i of D (PTX ISA: layouts that use half the data path must give A and D the same lane alignment;
-// CuTe allocates A "NonInterleaved" for this DP-address equivalence, and "Duplicated" across lane halves for
-// the 2x2 data path). kernels/11_tcgen05_2cta.md uses this to explain the split ("dual") GEMM.
+// CuTe allocates A "NonInterleaved" for this DP-address equivalence). That each lane half of layout E needs its
+// own copy of A is read by analogy: CuTe's "Duplicated" mode, A copied into both lane halves, is documented for
+// UMMA_2SM_128xNx16_TS (cta_group::2, layout B), and its 1-SM .ws fragment (tmem_frg_ws) takes no allocation
+// mode. kernels/11_tcgen05_2cta.md uses this to explain the split ("dual") GEMM.
 enum class TmemDataPath { kLayoutA, kLayoutD, kLayoutE, kLayoutF };
 
 struct MatrixCell {
