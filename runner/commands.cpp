@@ -56,6 +56,16 @@ void require_shape(const KernelInfo& kernel, const Shape& shape) {
 
 // ---- the GPU -----------------------------------------------------------------------------------------
 
+// A kernel's launcher, prepared for `problem`, with its set-up finished on the device. Launchers may copy
+// tables and clear flags with cudaMemcpy and cudaMemset (kernel 09 does), which run on the legacy default
+// stream and may return before the device has done them; the runner's streams are non-blocking and would not
+// wait for them.
+GemmLaunch prepared(const KernelInfo& kernel, const GemmProblem& problem) {
+  GemmLaunch launch = kernel.prepare(problem);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return launch;
+}
+
 bool runs_here(const KernelInfo& kernel, const GpuInfo& gpu) {
   return arch_runs_on(kernel.arch, gpu.cc_major, gpu.cc_minor);
 }
@@ -159,7 +169,7 @@ class ProblemBuffers {
     reference_problem.c = reference_.get();
     const Event start, stop;
     if (reference == Reference::kCublas) {
-      const GemmLaunch reference_launch = find_kernel(0)->prepare(reference_problem);
+      const GemmLaunch reference_launch = prepared(*find_kernel(0), reference_problem);
       start.record(stream);
       reference_launch(stream);
       stop.record(stream);
@@ -259,7 +269,7 @@ int command_list(const ListCommand& command) {
     for (const KernelInfo& kernel : all_kernels())
       if (here(kernel)) {
         const ErrorContext context(kernel_label(kernel) + " (attributes)");
-        resources[kernel.id] = kernel_resources(kernel.prepare(buffers.problem(0)));
+        resources[kernel.id] = kernel_resources(prepared(kernel, buffers.problem(0)));
       }
   }
 
@@ -315,7 +325,7 @@ int command_run(const RunCommand& command) {
   ProblemBuffers buffers(command.shape, 1);
   buffers.prepare_inputs(seed, stream.get());
   const ErrorContext context(activity(kernel, command.shape, seed));
-  const GemmLaunch launch = kernel.prepare(buffers.problem(0));
+  const GemmLaunch launch = prepared(kernel, buffers.problem(0));
   const double limit = time_limit(buffers, command.timeout);
   const Validation validation = [&] {
     const NvtxRange range("gemm run");
@@ -408,7 +418,7 @@ int command_check(const CheckCommand& command) {
       buffers.prepare_inputs(seed, stream.get(), command.reference);
       for (const KernelInfo* kernel : takers) {
         const ErrorContext context(activity(*kernel, shape, seed));
-        const GemmLaunch launch = kernel->prepare(buffers.problem(0));
+        const GemmLaunch launch = prepared(*kernel, buffers.problem(0));
         const Validation validation = run_and_validate(launch, buffers, 0, seed, command.fault,
                                                        time_limit(buffers, command.timeout), stream.get());
         ++checks;
@@ -493,7 +503,7 @@ int command_compare(const CompareCommand& command) {
         continue;
       }
       const ErrorContext context(activity(kernel, shape, settings.seed));
-      launches[i] = kernel.prepare(buffers.problem(static_cast<int>(i)));
+      launches[i] = prepared(kernel, buffers.problem(static_cast<int>(i)));
       const double limit = time_limit(buffers, command.timeout);
       const Validation validation = run_and_validate(launches[i], buffers, static_cast<int>(i), settings.seed,
                                                      command.fault, limit, stream.get());

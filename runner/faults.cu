@@ -27,6 +27,14 @@ bf16 read_element(const bf16* element) {
   return value;
 }
 
+// Plants `value` at `element` and returns once the device holds it. A plain cudaMemcpy from host memory may
+// return before the copy lands, and the validation that follows runs on the runner's non-blocking stream,
+// which does not wait for the legacy default stream: the copy goes on `stream` instead.
+void write_element(bf16* element, bf16 value, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemcpyAsync(element, &value, sizeof value, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 // `value` moved by four times its tolerance at depth k.
 bf16 far_outside_tolerance(bf16 value, int k) {
   const double v = __bfloat162float(value);
@@ -62,13 +70,13 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
   CUDA_CHECK(cudaStreamSynchronize(stream));  // only reached when the stream's work is known to be done
   if (fault == Fault::kReference) {
     const bf16 value = far_outside_tolerance(read_element(reference), problem.k);
-    CUDA_CHECK(cudaMemcpy(reference, &value, sizeof value, cudaMemcpyHostToDevice));
+    write_element(reference, value, stream);
     return "R[0, 0]";
   }
   if (fault == Fault::kStray) {  // the first element after C: inside the runner's guard band
     bf16* past_the_end = problem.c + static_cast<size_t>(problem.m) * problem.n;
     const bf16 value = __float2bfloat16(1.0f);
-    CUDA_CHECK(cudaMemcpy(past_the_end, &value, sizeof value, cudaMemcpyHostToDevice));
+    write_element(past_the_end, value, stream);
     return "C[" + std::to_string(problem.m) + ", 0] (past the end)";
   }
   std::mt19937_64 rng(seed ^ 0x5eedfa17ull);
@@ -82,7 +90,7 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
     case Fault::kNaN: value = __ushort_as_bfloat16(0x7fff); break;
     default: break;
   }
-  CUDA_CHECK(cudaMemcpy(element, &value, sizeof value, cudaMemcpyHostToDevice));
+  write_element(element, value, stream);
   return "C[" + std::to_string(row) + ", " + std::to_string(col) + "]";
 }
 
