@@ -345,7 +345,8 @@ int command_run(const RunCommand& command) {
   const L2Flusher flusher(gpu.l2_bytes);
   NvmlSampler sampler(gpu.pci_bus_id);
   const TimedLaunch timed{&launch, limit, [&](cudaStream_t s) { buffers.poison(0, s); }};
-  const Timing timing = time_interleaved(std::span(&timed, 1), settings, flusher, stream.get()).front();
+  const Timing timing =
+      time_interleaved(std::span(&timed, 1), settings, flusher, stream.get(), [&] { sampler.start(); }).front();
   const auto power = sampler.stop();
   const Validation after = validate_after_timing(buffers, 0, seed, stream.get());
   if (!after.passed()) {
@@ -536,12 +537,13 @@ int command_compare(const CompareCommand& command) {
         alone.reps = std::max(settings.reps, static_cast<int>(std::ceil(kBlockedTimedSeconds * warm_up_runs /
                                                                         kBlockedWarmupSeconds)));
         NvmlSampler sampler(gpu.pci_bus_id);
-        timings.push_back(time_interleaved(std::span(&launch, 1), alone, flusher, stream.get()).front());
+        timings.push_back(
+            time_interleaved(std::span(&launch, 1), alone, flusher, stream.get(), [&] { sampler.start(); }).front());
         powers.push_back(sampler.stop());
       }
     } else {
       NvmlSampler sampler(gpu.pci_bus_id);
-      timings = time_interleaved(timed, timing_settings, flusher, stream.get());
+      timings = time_interleaved(timed, timing_settings, flusher, stream.get(), [&] { sampler.start(); });
       powers.assign(timings.size(), sampler.stop());
     }
     std::optional<double> cublas_ms;

@@ -59,7 +59,10 @@ class Nvml {
 NvmlSampler::NvmlSampler(const std::string& pci_bus_id) : nvml_(Nvml::load()) {
   if (!nvml_) return;
   device_ = nvml_->device_by_pci(pci_bus_id);
-  if (!device_) return;
+}
+
+void NvmlSampler::start() {
+  if (!device_ || running_ || thread_.joinable()) return;
   running_ = true;
   thread_ = std::thread([this] {
     while (running_) {

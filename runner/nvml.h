@@ -27,6 +27,8 @@ class NvmlSampler {
   ~NvmlSampler();
   NvmlSampler(const NvmlSampler&) = delete;
   NvmlSampler& operator=(const NvmlSampler&) = delete;
+  // Starts sampling every 10 ms on a thread of its own (once; a no-op without NVML).
+  void start();
   // Stops sampling; empty when NVML could not be used or no sample was taken.
   std::optional<PowerClockSummary> stop();
 

@@ -59,7 +59,8 @@ void L2Flusher::flush(cudaStream_t stream) const {
 }
 
 std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, const TimingSettings& settings,
-                                     const L2Flusher& flusher, cudaStream_t stream) {
+                                     const L2Flusher& flusher, cudaStream_t stream,
+                                     const std::function<void()>& after_warmup) {
   const int kernels = static_cast<int>(launches.size());
   if (kernels == 0) return {};
   double rep_limit = 0;  // the watchdog's limit for one rep of every launch
@@ -68,6 +69,7 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
   for (int rep = 0; rep < settings.warmup; ++rep)
     for (const TimedLaunch& timed : launches) enqueue_untimed(timed, settings.cold_l2, flusher, stream);
   wait_for_stream(stream, rep_limit * std::max(settings.warmup, 1));
+  if (after_warmup) after_warmup();
 
   std::vector<Timing> timings(kernels);
   const int reps_per_batch = std::max(1, kLaunchesPerBatch / kernels);

@@ -97,8 +97,11 @@ struct TimedLaunch {
 
 // Times the launches interleaved rep by rep (rep r of every launch before rep r + 1 of any), so clock or
 // thermal drift hits all of them alike. Returns one Timing per launch, in order; none for no launches.
+// `after_warmup`, if given, runs once the warm-up reps have finished and before the first timed one (the
+// runner starts its NVML sampler there, so the samples cover the timed reps only).
 std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, const TimingSettings& settings,
-                                     const L2Flusher& flusher, cudaStream_t stream);
+                                     const L2Flusher& flusher, cudaStream_t stream,
+                                     const std::function<void()>& after_warmup = {});
 
 // `gemm compare --blocked` times each kernel alone: kBlockedWarmupSeconds of it back to back, then its warm-up
 // and at least kBlockedTimedSeconds of timed reps (more than --reps where they take less). NVML's power reading
