@@ -18,8 +18,10 @@ namespace gemm {
 // Store the fp32 accumulators of one m64nN wgmma tile (common/fragment_layout.h gives the layout,
 // wgmma_m64_accumulator) as bf16 into the rows first_row .. first_row + 63 and columns first_col ..
 // first_col + N - 1 of the M × N matrix C, skipping what lies outside. Each thread writes column pairs (its
-// registers 4j + 2h and 4j + 2h + 1, 4 bytes): N must be a multiple of 8, as the TMA kernels require, so a
-// pair never straddles the right edge.
+// registers 4j + 2h and 4j + 2h + 1, 4 bytes): N must be even, so that a pair never straddles the right edge
+// and stays 4-byte aligned. The kernels that call this (03-07) accept only N % 8 == 0, the ladder's shared rule
+// for its TMA kernels (kTmaAligned), which TMA itself needs for N only where C is stored through a tensor map
+// (kernel 08 on).
 template <int kN>
 __device__ __forceinline__ void store_accumulators_m64(const float (&acc)[kN / 2], bf16* c, int M, int N,
                                                        int first_row, int first_col) {

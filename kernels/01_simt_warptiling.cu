@@ -6,9 +6,11 @@
 //   block tile   128 × 128 of C per CTA; A and B tiles of depth 16 staged through shared memory, so each
 //                element loaded from global memory is reused 128 times;
 //   warp tile    32 × 64 per warp; a warp's 32 lanes read one 16-byte float4 each from shared memory and
-//                the reads broadcast, so shared memory is never the bottleneck;
+//                the reads broadcast (4 distinct float4 per LDS.128 of A, 8 per LDS.128 of B), free of bank
+//                conflicts;
 //   thread tile  8 × 8 accumulators per thread; each k step loads 8 + 8 floats into registers (four
-//                LDS.128) and issues 64 FFMA: 1024 of the 1215 instructions of a k tile are FFMA.
+//                LDS.128) and issues 64 FFMA: in the sm_90a SASS of simt_warptiling_kernel<true>, 1024 of the
+//                1175 instructions of a k tile are FFMA (kernels/01_simt_warptiling.md).
 //
 // bf16 is converted to fp32 once, on the way into shared memory (a shift: bf16 is the top half of an
 // fp32), so the inner loop is the same as an fp32 SGEMM. Both operands are K-major in global memory and

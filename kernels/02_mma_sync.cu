@@ -13,10 +13,11 @@
 //   mma.sync      m16n8k16, bf16 inputs, fp32 accumulators; a warp owns a 64×64 tile = 4×8 instructions
 //                 per k16 step, and the next step's fragments are loaded while these run.
 //
-// Block tile 128×128×64 with 4 warps (2 × 2). A 64×64 warp tile needs ~220 registers, so an SM holds at
-// most 8 such warps; they are spread over two independent CTAs (96 KB of shared memory each) rather than
-// one CTA of 8, so that one CTA's barrier waits and pipeline refills overlap the other's mma work (measured
-// against the alternatives in kernels/02_mma_sync.md).
+// Block tile 128×128×64 with 4 warps (2 × 2). A 64×64 warp tile needs 228 registers per thread (ptxas, sm_90a,
+// the cp.async instantiation; 220 with element-wise loads), so an SM holds at most 8 such warps; they are
+// spread over two independent CTAs (96 KB of shared memory each) rather than one CTA of 8, so that one CTA's
+// barrier waits and pipeline refills overlap the other's mma work (measured against the alternatives in
+// kernels/02_mma_sync.md).
 //
 // Shapes: any M, N, K ≥ 1. When K is a multiple of 8, rows are 16-byte aligned and cp.async zero-fills the
 // chunks past M, N or K; otherwise the same kernel is instantiated with element-wise loads (synchronous,

@@ -21,8 +21,10 @@
 // wgmma group is issued, the group before it is waited for and, past a barrier of the warpgroup, thread 0
 // refills its stage. Kernel 04 separates those roles.
 //
-// Shapes: any M; N and K multiples of 8 (TMA needs 16-byte-aligned rows). Edge tiles are zero-filled by TMA
-// and masked in the epilogue.
+// Shapes: any M; N and K multiples of 8. K because TMA needs 16-byte-aligned rows of A and B (K·2 bytes apart);
+// N because it is the ladder's shared rule for its TMA kernels (kTmaAligned), which TMA itself needs for N
+// only from kernel 08 on (C stored through a tensor map); the epilogue here needs only an even N. Edge tiles
+// are zero-filled by TMA and masked in the epilogue.
 
 #include "common/arch.h"
 #include "common/cuda_check.h"

@@ -4,8 +4,10 @@
 // In kernel 03 the warpgroup that computes also loads: once per k tile it waits for its previous wgmma
 // group, meets at a barrier, and only then can thread 0 refill a stage. Here the roles are split:
 //
-//   producer   warpgroup 0. One elected thread walks the k tiles, waits until a stage is empty, and issues
-//              its TMA loads. It never waits on the math, so it runs up to kStages tiles ahead.
+//   producer   warpgroup 0. Thread 0 walks the k tiles, waits until a stage is empty, and issues its TMA
+//              loads. It never waits on the math itself, only for a stage to come free; since a stage is
+//              released one k tile late (below), it runs at most kStages - 1 tiles ahead of the tile being
+//              computed (kernels/04_producer_consumer.md).
 //   consumers  warpgroups 1 and 2, each owning 64 rows of the 128 × 128 tile. They wait until a stage is
 //              full, issue its wgmma group, and hand the stage of the previous k tile back to the producer
 //              as soon as that group has finished reading it. No __syncthreads anywhere in the loop.

@@ -5,8 +5,10 @@
 // lets every A element loaded serve 256 columns instead of 128. Bytes loaded per multiply-add go as
 // 1/BM + 1/BN: 2/128 -> 3/256, 25 % less traffic from L2 into shared memory; wgmma's shared-memory reads per
 // multiply-add go as 1/N + 1/64 per warpgroup: 3/128 -> 5/256, about 17 % less (kernels/05_setmaxnreg.md).
-// The price is 128 accumulator registers per consumer thread, plus addressing: more than the 168 a
-// 384-thread CTA gets per thread when registers are split evenly.
+// The price is 128 accumulator registers per consumer thread, plus addressing. That still fits the 168 a
+// 384-thread CTA gets per thread when registers are split evenly: without the two setmaxnreg lines ptxas
+// uses 154 registers for the whole kernel and spills nothing (the consumer branch uses 152 with them), so for
+// this tile setmaxnreg buys room, not the fit (kernels/05_setmaxnreg.md measures no difference).
 //
 // The producer needs almost none of its 168: one thread issues TMA, the others exit. setmaxnreg moves the
 // difference at run time (common/setmaxnreg.h):
@@ -15,6 +17,8 @@
 //   producer         setmaxnreg.dec 40     128 threads × 40    =  5120
 //   2 consumers      setmaxnreg.inc 232    256 threads × 232   = 59392
 //                                                        total = 64512 = 168 × 384, all the CTA holds
+//
+// (65536 / 384 = 170.67, rounded down to a multiple of 8: launch_register_cap in common/setmaxnreg.h.)
 //
 // __launch_bounds__(384, 1) gives the compile-time cap that setmaxnreg needs, and the two roles are the two
 // branches of one if/else. Everything else (the ring, the barriers, the phases) is kernel 04's; the ring has
