@@ -514,7 +514,8 @@ int command_compare(const CompareCommand& command) {
       if (validation.passed()) {
         row.status = "ok";
         const int output = static_cast<int>(i);
-        timed.push_back({&launches[i], limit, [&buffers, output](cudaStream_t s) { buffers.poison(output, s); }});
+        timed.push_back({&launches[i], limit, [&buffers, output](cudaStream_t s) { buffers.poison(output, s); },
+                         activity(kernel, shape, settings.seed)});
         timed_rows.push_back(rows.size());
         timed_outputs.push_back(output);
       } else {

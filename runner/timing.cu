@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "common/cuda_check.h"
+#include "common/errors.h"
 #include "runner/watchdog.h"
 
 namespace gemm {
@@ -66,9 +67,19 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
   double rep_limit = 0;  // the watchdog's limit for one rep of every launch
   for (const TimedLaunch& timed : launches) rep_limit += timed.time_limit_seconds;
 
+  // Warm-up: each launch waited for in turn, within its own limit and naming it if it hangs.
+  std::vector<Event> warmed(static_cast<size_t>(settings.warmup) * kernels);
   for (int rep = 0; rep < settings.warmup; ++rep)
-    for (const TimedLaunch& timed : launches) enqueue_untimed(timed, settings.cold_l2, flusher, stream);
-  wait_for_stream(stream, rep_limit * std::max(settings.warmup, 1));
+    for (int i = 0; i < kernels; ++i) {
+      enqueue_untimed(launches[i], settings.cold_l2, flusher, stream);
+      warmed[static_cast<size_t>(rep) * kernels + i].record(stream);
+    }
+  for (size_t run = 0; run < warmed.size(); ++run) {
+    const TimedLaunch& timed = launches[run % kernels];
+    const ErrorContext context(timed.activity.empty() ? ErrorContext::current() : timed.activity);
+    wait_for_event(warmed[run].get(), timed.time_limit_seconds);
+  }
+  wait_for_stream(stream, rep_limit);
   if (after_warmup) after_warmup();
 
   std::vector<Timing> timings(kernels);
@@ -96,7 +107,13 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
       }
     }
     release.set(1);
-    wait_for_stream(stream, kHoldTimeoutNs * 1e-9 + rep_limit * batch);
+    // Each timed launch in turn, within its own limit (the first also waits out the hold kernel), naming it.
+    for (size_t slot = 0; slot < static_cast<size_t>(batch) * kernels; ++slot) {
+      const TimedLaunch& timed = launches[slot_launch[slot]];
+      const ErrorContext context(timed.activity.empty() ? ErrorContext::current() : timed.activity);
+      wait_for_event(stops[slot].get(), timed.time_limit_seconds + (slot == 0 ? kHoldTimeoutNs * 1e-9 : 0));
+    }
+    wait_for_stream(stream, rep_limit);
     for (size_t slot = 0; slot < static_cast<size_t>(batch) * kernels; ++slot)
       timings[slot_launch[slot]].samples_ms.push_back(elapsed_ms(starts[slot], stops[slot]));
   }
@@ -108,6 +125,7 @@ int warm_up_for(const TimedLaunch& timed, double seconds, bool cold_l2, const L2
                 cudaStream_t stream) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const ErrorContext context(timed.activity.empty() ? ErrorContext::current() : timed.activity);
   int runs = 0;
   // Chunks that double up to a batch keep the GPU busy while the host checks the time between them.
   for (int chunk = 1; elapsed() < seconds; chunk = std::min(2 * chunk, kLaunchesPerBatch)) {

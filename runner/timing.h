@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -87,12 +88,14 @@ inline std::vector<int> relabelled_rep(int rep, int launches, uint64_t seed) {
   return order;
 }
 
-// One timed launch: what to enqueue, its time limit per run (the watchdog's), and what to enqueue before its
-// last timed rep, outside the timed interval (the runner poisons its C there, to validate that rep's result).
+// One timed launch: what to enqueue, its time limit per run (the watchdog's), what to enqueue before its last
+// timed rep, outside the timed interval (the runner poisons its C there, to validate that rep's result), and
+// what the watchdog and CUDA errors name while it runs ("kernel 9 (hilbert) at 8192x8192x8192, seed 7").
 struct TimedLaunch {
   const GemmLaunch* launch = nullptr;
   double time_limit_seconds = 0;
   std::function<void(cudaStream_t)> before_last_rep;
+  std::string activity;
 };
 
 // Times the launches interleaved rep by rep (rep r of every launch before rep r + 1 of any), so clock or

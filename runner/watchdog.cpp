@@ -38,23 +38,13 @@ std::string hang_message(const std::string& activity, double limit_seconds) {
   return text.str();
 }
 
-void wait_for_stream(cudaStream_t stream, double limit_seconds) {
-  cudaEvent_t done = nullptr;
-  CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-  const cudaError_t recorded = cudaEventRecord(done, stream);
-  if (recorded != cudaSuccess) {
-    cudaEventDestroy(done);
-    throw CudaError(std::string("the GPU reported an error: ") + cudaGetErrorString(recorded));
-  }
+void wait_for_event(cudaEvent_t event, double limit_seconds) {
   const auto start = std::chrono::steady_clock::now();
   auto pause = std::chrono::microseconds(20);
   while (true) {
-    const cudaError_t status = cudaEventQuery(done);
-    if (status == cudaSuccess) break;
-    if (status != cudaErrorNotReady) {
-      cudaEventDestroy(done);
-      throw CudaError(std::string("the GPU reported an error: ") + cudaGetErrorString(status));
-    }
+    const cudaError_t status = cudaEventQuery(event);
+    if (status == cudaSuccess) return;
+    if (status != cudaErrorNotReady) throw CudaError(std::string("the GPU reported an error: ") + cudaGetErrorString(status));
     const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
     if (waited.count() > limit_seconds) {
       std::fflush(stdout);
@@ -66,6 +56,22 @@ void wait_for_stream(cudaStream_t stream, double limit_seconds) {
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
+}
+
+void wait_for_stream(cudaStream_t stream, double limit_seconds) {
+  cudaEvent_t done = nullptr;
+  CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  const cudaError_t recorded = cudaEventRecord(done, stream);
+  if (recorded != cudaSuccess) {
+    cudaEventDestroy(done);
+    throw CudaError(std::string("the GPU reported an error: ") + cudaGetErrorString(recorded));
+  }
+  try {
+    wait_for_event(done, limit_seconds);
+  } catch (...) {
+    cudaEventDestroy(done);
+    throw;
   }
   cudaEventDestroy(done);
 }

@@ -35,4 +35,8 @@ void set_hang_cleanup(std::function<void()> cleanup);
 // kernel forever, and nothing is written: reports are only written after every kernel finished).
 void wait_for_stream(cudaStream_t stream, double limit_seconds);
 
+// The same for the work before `event`, already recorded (the runner's timed reps wait for each launch in
+// turn, so each gets its own limit and a hang names the launch).
+void wait_for_event(cudaEvent_t event, double limit_seconds);
+
 }  // namespace gemm
