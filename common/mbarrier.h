@@ -48,10 +48,10 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* barrier, uint3
 }
 
 // A relaxed arrive at cluster scope on the barrier at the same offset in CTA `cta_rank` (the matching wait is
-// mbarrier_wait_relaxed_cluster, below): how the two CTAs of a tcgen05 pair hand a Tensor Memory accumulator back and forth. The ordering comes from the
-// tcgen05 fences around them (tcgen05.fence::before_thread_sync before the arrive, ::after_thread_sync after the
-// wait), as in the PTX ISA's tcgen05 memory-consistency examples; cluster scope because the other side is in
-// another CTA. Introduced by kernel 11.
+// mbarrier_wait_relaxed_cluster, below): how the two CTAs of a tcgen05 pair hand a Tensor Memory accumulator
+// back and forth. The ordering comes from the tcgen05 fences around them (tcgen05.fence::before_thread_sync
+// before the arrive, ::after_thread_sync after the wait), as in the PTX ISA's tcgen05 memory-consistency
+// examples; cluster scope because the other side is in another CTA. Introduced by kernel 11.
 __device__ __forceinline__ void mbarrier_arrive_relaxed_cluster(uint64_t* barrier, uint32_t cta_rank) {
   asm volatile(
       "{\n"

@@ -44,7 +44,8 @@ void wait_for_event(cudaEvent_t event, double limit_seconds) {
   while (true) {
     const cudaError_t status = cudaEventQuery(event);
     if (status == cudaSuccess) return;
-    if (status != cudaErrorNotReady) throw CudaError(std::string("the GPU reported an error: ") + cudaGetErrorString(status));
+    if (status != cudaErrorNotReady)
+      throw CudaError(std::string("the GPU reported an error: ") + cudaGetErrorString(status));
     const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
     if (waited.count() > limit_seconds) {
       std::fflush(stdout);
