@@ -11,14 +11,19 @@ namespace gemm {
 namespace {
 
 // Spins until the host sets *release (or a second passes, so a host that blocks on a full launch queue
-// cannot deadlock us). While it spins, the host enqueues a batch of reps behind it.
-__global__ void hold_stream_kernel(const volatile int* release, long long timeout_ns) {
+// cannot deadlock us). While it spins, the host enqueues a batch of reps behind it. Released by the timeout,
+// it sets *timed_out: the reps behind it may then have started while the host was still enqueueing them, with
+// launch latency in their times, and the host times that batch again.
+__global__ void hold_stream_kernel(const volatile int* release, volatile int* timed_out, long long timeout_ns) {
   long long start;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   while (*release == 0) {
     long long now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    if (now - start > timeout_ns) break;
+    if (now - start > timeout_ns) {
+      *timed_out = 1;
+      break;
+    }
     __nanosleep(1000);
   }
 }
@@ -26,6 +31,8 @@ __global__ void hold_stream_kernel(const volatile int* release, long long timeou
 constexpr long long kHoldTimeoutNs = 1'000'000'000;
 // Launches per held batch: small enough that the driver's queue never fills while the stream is held.
 constexpr int kLaunchesPerBatch = 96;
+// How often one batch may be timed again after its hold kernel timed out, before the run gives up.
+constexpr int kHeldBatchAttempts = 3;
 
 class PinnedFlag {
  public:
@@ -38,7 +45,8 @@ class PinnedFlag {
   PinnedFlag& operator=(const PinnedFlag&) = delete;
   ~PinnedFlag() { cudaFreeHost(const_cast<int*>(host_)); }
   void set(int value) { *host_ = value; }
-  const int* device() const { return device_; }
+  int get() const { return *host_; }
+  int* device() const { return device_; }
 
  private:
   volatile int* host_ = nullptr;
@@ -87,11 +95,13 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
   std::vector<Event> starts(static_cast<size_t>(reps_per_batch) * kernels);
   std::vector<Event> stops(starts.size());
   std::vector<int> slot_launch(starts.size());  // which launch each slot of a batch timed
-  PinnedFlag release;
-  for (int first_rep = 0; first_rep < settings.reps; first_rep += reps_per_batch) {
+  PinnedFlag release, hold_timed_out;
+  int attempts = 0;  // of the batch at first_rep
+  for (int first_rep = 0; first_rep < settings.reps;) {
     const int batch = std::min(reps_per_batch, settings.reps - first_rep);
     release.set(0);
-    hold_stream_kernel<<<1, 1, 0, stream>>>(release.device(), kHoldTimeoutNs);
+    hold_timed_out.set(0);
+    hold_stream_kernel<<<1, 1, 0, stream>>>(release.device(), hold_timed_out.device(), kHoldTimeoutNs);
     check_launch("hold_stream_kernel");
     for (int rep = 0; rep < batch; ++rep) {
       const std::vector<int> order = relabelled_rep(first_rep + rep, kernels, settings.order_seed);
@@ -114,8 +124,17 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
       wait_for_event(stops[slot].get(), timed.time_limit_seconds + (slot == 0 ? kHoldTimeoutNs * 1e-9 : 0));
     }
     wait_for_stream(stream, rep_limit);
+    if (hold_timed_out.get() != 0) {  // the host took over a second to enqueue the batch: time it again
+      if (++attempts == kHeldBatchAttempts)
+        throw CudaError("the host took more than " + std::to_string(kHoldTimeoutNs / 1'000'000'000) +
+                        " s to enqueue a batch of timed reps " + std::to_string(kHeldBatchAttempts) +
+                        " times in a row; their times would include launch latency");
+      continue;
+    }
     for (size_t slot = 0; slot < static_cast<size_t>(batch) * kernels; ++slot)
       timings[slot_launch[slot]].samples_ms.push_back(elapsed_ms(starts[slot], stops[slot]));
+    first_rep += batch;
+    attempts = 0;
   }
   for (Timing& timing : timings) timing.ms = quartiles(timing.samples_ms);
   return timings;
