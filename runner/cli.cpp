@@ -92,7 +92,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* run_timeout_option = run->add_option(
       "--timeout", run_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
-  std::string check_ids, check_shapes = "suite", check_fault, check_seed, check_reference = "cublas";
+  std::string check_ids, check_shapes = "suite", check_fault, check_seed, check_reference = "cublas",
+                                                                       check_inputs = "uniform";
   double check_timeout = 0;
   CheckCommand check_defaults;
   auto* check = app.add_subcommand("check", "Validate kernels over a set of shapes and seeds");
@@ -104,6 +105,9 @@ Command parse_command_line(int argc, const char* const* argv) {
   check->add_option("--inject-fault", check_fault, std::string("Plant a fault to test the checks: ") + fault_names());
   check->add_option("--reference", check_reference,
                     "cublas (default), or simple: the runner's own fp32 kernel, for compute-sanitizer runs");
+  check->add_option("--inputs", check_inputs,
+                    "uniform (default: random in [-1, 1)), or exact: -1, 0 and 1, whose sums are exact in fp32, "
+                    "compared with tolerance 0 (catches a skipped k step at any K up to 2^24)");
   auto* check_timeout_option = check->add_option(
       "--timeout", check_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
@@ -198,6 +202,15 @@ Command parse_command_line(int argc, const char* const* argv) {
       command.reference = Reference::kSimple;
     else if (check_reference != "cublas")
       throw UsageError("bad --reference '" + check_reference + "': expected cublas or simple");
+    if (check_inputs == "exact")
+      command.inputs = InputKind::kExact;
+    else if (check_inputs != "uniform")
+      throw UsageError("bad --inputs '" + check_inputs + "': expected uniform or exact");
+    if (command.inputs == InputKind::kExact)
+      for (const Shape& shape : command.shapes)
+        if (shape.k >= kMaxExactK)
+          throw UsageError("--inputs exact takes K below 2^24 (its sums must stay exact in fp32), not " +
+                           to_string(shape));
     return command;
   }
 

@@ -10,6 +10,7 @@
 
 #include "runner/faults.h"
 #include "runner/shapes.h"
+#include "runner/tolerance.h"
 
 namespace gemm {
 
@@ -42,6 +43,7 @@ struct CheckCommand {
   std::optional<Fault> fault;
   std::optional<double> timeout;
   Reference reference = Reference::kCublas;
+  InputKind inputs = InputKind::kUniform;  // --inputs exact: −1, 0, 1 and tolerance 0 (runner/tolerance.h)
 };
 
 struct CompareCommand {

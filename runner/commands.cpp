@@ -159,11 +159,14 @@ class ProblemBuffers {
 
   // Fresh inputs from `seed`, and R = cuBLAS(A, B) (or the simple reference kernel's), whose time sets the
   // watchdog's limits.
-  void prepare_inputs(uint64_t seed, cudaStream_t stream, Reference reference = Reference::kCublas) {
+  void prepare_inputs(uint64_t seed, cudaStream_t stream, Reference reference = Reference::kCublas,
+                      InputKind inputs = InputKind::kUniform) {
     const ErrorContext context(std::string(reference == Reference::kCublas ? "the cuBLAS" : "the simple") +
                                " reference at " + to_string(shape_) + ", seed " + std::to_string(seed));
-    fill_uniform_bf16(a_.get(), a_.size(), seed, 0, stream);
-    fill_uniform_bf16(b_.get(), b_.size(), seed, 1, stream);
+    inputs_ = inputs;
+    const auto fill = inputs == InputKind::kExact ? fill_ternary_bf16 : fill_uniform_bf16;
+    fill(a_.get(), a_.size(), seed, 0, stream);
+    fill(b_.get(), b_.size(), seed, 1, stream);
     wait_for_stream(stream, kHangSlackSeconds);  // cuBLAS's algorithm selection runs on a stream of its own
     GemmProblem reference_problem = problem(0);
     reference_problem.c = reference_.get();
@@ -187,6 +190,7 @@ class ProblemBuffers {
   }
   bf16* reference() const { return reference_.get(); }
   double reference_ms() const { return reference_ms_; }
+  InputKind inputs() const { return inputs_; }
   // C of `output` and its guard bands, all poison.
   void poison(int output, cudaStream_t stream) const {
     fill_poison(outputs_[output].get(), outputs_[output].size(), stream);
@@ -197,6 +201,7 @@ class ProblemBuffers {
   DeviceBuffer<bf16> a_, b_, reference_;
   std::vector<DeviceBuffer<bf16>> outputs_;
   double reference_ms_ = 0;
+  InputKind inputs_ = InputKind::kUniform;
 };
 
 // The watchdog's limit for one run of a kernel on the buffers' shape.
@@ -224,13 +229,13 @@ Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buff
   if (fault && fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
   wait_for_stream(stream, limit);
   if (fault && !fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
-  return validate(problem, buffers.reference(), kGuardElements, seed, stream);
+  return validate(problem, buffers.reference(), kGuardElements, seed, stream, buffers.inputs());
 }
 
 // The result a kernel left after its timed reps (its C was poisoned before the last one), validated again:
 // a racy kernel must not be timed as correct.
 Validation validate_after_timing(const ProblemBuffers& buffers, int output, uint64_t seed, cudaStream_t stream) {
-  return validate(buffers.problem(output), buffers.reference(), kGuardElements, seed, stream);
+  return validate(buffers.problem(output), buffers.reference(), kGuardElements, seed, stream, buffers.inputs());
 }
 
 std::string format_sci(double value) {
@@ -416,7 +421,7 @@ int command_check(const CheckCommand& command) {
     ProblemBuffers buffers(shape, 1);
     for (int s = 0; s < command.seeds; ++s) {
       const uint64_t seed = first_seed + s;
-      buffers.prepare_inputs(seed, stream.get(), command.reference);
+      buffers.prepare_inputs(seed, stream.get(), command.reference, command.inputs);
       for (const KernelInfo* kernel : takers) {
         const ErrorContext context(activity(*kernel, shape, seed));
         const GemmLaunch launch = prepared(*kernel, buffers.problem(0));

@@ -22,6 +22,17 @@ __host__ __device__ inline float uniform_value(uint64_t seed, uint32_t stream_id
   return static_cast<float>(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
 }
 
+// −1, 0 or 1 from the same generator: the top 32 bits scaled to [0, 3) (a bias of 2^-32 at most).
+__host__ __device__ inline float ternary_value(uint64_t seed, uint32_t stream_id, uint64_t index) {
+  const uint64_t bits = mix64(mix64(seed ^ (uint64_t{stream_id} << 56)) + index * 0x9e3779b97f4a7c15ull);
+  return static_cast<float>(static_cast<int>(((bits >> 32) * 3) >> 32) - 1);
+}
+
+__global__ void fill_ternary_kernel(bf16* data, size_t count, uint64_t seed, uint32_t stream_id) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x)
+    data[i] = __float2bfloat16_rn(ternary_value(seed, stream_id, i));
+}
+
 __global__ void fill_uniform_kernel(bf16* data, size_t count, uint64_t seed, uint32_t stream_id) {
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x)
     data[i] = __float2bfloat16_rn(uniform_value(seed, stream_id, i));
@@ -42,6 +53,11 @@ void fill_uniform_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_
   check_launch("fill_uniform_kernel");
 }
 
+void fill_ternary_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_id, cudaStream_t stream) {
+  fill_ternary_kernel<<<kFillBlocks, kFillThreads, 0, stream>>>(data, count, seed, stream_id);
+  check_launch("fill_ternary_kernel");
+}
+
 void fill_poison(bf16* data, size_t count, cudaStream_t stream) {
   fill_poison_kernel<<<kFillBlocks, kFillThreads, 0, stream>>>(data, count);
   check_launch("fill_poison_kernel");
@@ -49,6 +65,10 @@ void fill_poison(bf16* data, size_t count, cudaStream_t stream) {
 
 float uniform_bf16_value(uint64_t seed, uint32_t stream_id, uint64_t index) {
   return __bfloat162float(__float2bfloat16_rn(uniform_value(seed, stream_id, index)));
+}
+
+float ternary_bf16_value(uint64_t seed, uint32_t stream_id, uint64_t index) {
+  return ternary_value(seed, stream_id, index);
 }
 
 }  // namespace gemm

@@ -13,10 +13,16 @@ namespace gemm {
 // on (seed, stream_id, i), so A and B get independent values and any element can be reproduced.
 void fill_uniform_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_id, cudaStream_t stream);
 
+// The same, with values −1, 0 and 1 only (each with probability 1/3): inputs whose products and sums are
+// exact in fp32 (runner/tolerance.h, "Exact inputs").
+void fill_ternary_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_id, cudaStream_t stream);
+
 // Fill with kPoisonBits (runner/tolerance.h).
 void fill_poison(bf16* data, size_t count, cudaStream_t stream);
 
 // The value fill_uniform_bf16 writes at index i, computed on the host (used by tests).
 float uniform_bf16_value(uint64_t seed, uint32_t stream_id, uint64_t index);
+// The value fill_ternary_bf16 writes at index i, computed on the host (used by tests).
+float ternary_bf16_value(uint64_t seed, uint32_t stream_id, uint64_t index);
 
 }  // namespace gemm

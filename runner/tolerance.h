@@ -30,9 +30,16 @@
 //     accumulation term, not 2⁻¹⁰·σ_K, decides what is caught. A kernel that skips one k16 step (or even 64
 //     columns of K) moves elements by about 1.3-2.7 and can pass at K = 2²⁰ (a host replay of this
 //     classifier with the runner's inputs: 0 of 4096 elements failed with 16 columns dropped at K = 2²⁰ + 16,
-//     4 of 4096 with 64); up to K ≈ 2¹⁷ (atol 0.43) it fails on a large share of its elements. At K beyond about 2¹⁸ validation catches gross errors only.
+//     4 of 4096 with 64); up to K ≈ 2¹⁷ (atol 0.43) it fails on a large share of its elements. At K beyond
+//     about 2¹⁸ random inputs catch gross errors only; exact inputs (below) catch the rest.
 // NaN, Inf, the poison pattern (an element the kernel never wrote) and a write into the guard band around C
 // always fail.
+//
+// Exact inputs (`gemm check --inputs exact`) close the gap at large K: A and B hold only −1, 0 and 1, so every
+// product and every partial sum is an integer of magnitude ≤ K, exact in fp32 for K < 2²⁴ whatever the order
+// of the additions and however the tensor cores round. C must then equal bf16(the exact sum), the reference's
+// value, bit for bit (tolerance 0), and a kernel that skips a k16 step changes elements by a few units, which
+// survive bf16 rounding in a large share of them.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -65,9 +72,16 @@ inline double accumulation_error(int k) {
 
 inline double absolute_tolerance(int k) { return kAbsTolFraction * output_scale(k) + accumulation_error(k); }
 
-// The error bound of one element: an element passes when |C − R| ≤ element_tolerance(R, atol).
-__host__ __device__ inline double element_tolerance(double reference, double atol) {
-  return kRelTol * (reference < 0 ? -reference : reference) + atol;
+// The inputs a check fills A and B with: uniform in [-1, 1) (the default, what every kernel is timed on), or
+// exact: −1, 0 or 1, each a third of the time.
+enum class InputKind { kUniform, kExact };
+// Exact sums stay integers in fp32 below 2^24: the deepest K the exact check takes.
+constexpr int kMaxExactK = 1 << 24;
+
+// The error bound of one element: an element passes when |C − R| ≤ element_tolerance(R, atol). With exact
+// inputs (below) both terms are 0: the element must equal the reference.
+__host__ __device__ inline double element_tolerance(double reference, double atol, double rel_tol = kRelTol) {
+  return rel_tol * (reference < 0 ? -reference : reference) + atol;
 }
 
 enum class ElementStatus : uint8_t { kOk = 0, kWrong, kNaN, kInf, kUnwritten, kOutOfBounds, kCount };
@@ -89,13 +103,14 @@ __host__ __device__ inline bool is_nan(float value) { return value != value; }
 __host__ __device__ inline bool is_inf(float value) { return !is_nan(value) && is_nan(value - value); }
 
 // `bits` is the raw bf16 of the result, `value` the same widened to float, `reference` the expected value.
-__host__ __device__ inline ElementStatus classify_element(uint16_t bits, float value, double reference, double atol) {
+__host__ __device__ inline ElementStatus classify_element(uint16_t bits, float value, double reference, double atol,
+                                                          double rel_tol = kRelTol) {
   if (bits == kPoisonBits) return ElementStatus::kUnwritten;
   if (is_nan(value)) return ElementStatus::kNaN;
   if (is_inf(value)) return ElementStatus::kInf;
   if (!(reference - reference == 0)) return ElementStatus::kWrong;  // a NaN or Inf reference: nothing can match it
   const double error = static_cast<double>(value) - reference;
-  const double bound = element_tolerance(reference, atol);
+  const double bound = element_tolerance(reference, atol, rel_tol);
   if (!(error <= bound && -error <= bound)) return ElementStatus::kWrong;
   return ElementStatus::kOk;
 }

@@ -44,7 +44,8 @@ __device__ inline unsigned long long warp_min(unsigned long long v) {
   return v;
 }
 
-__global__ void compare_kernel(const bf16* c, const bf16* reference, size_t count, double atol, DeviceTotals* totals) {
+__global__ void compare_kernel(const bf16* c, const bf16* reference, size_t count, double atol, double rel_tol,
+                               DeviceTotals* totals) {
   unsigned long long counts[static_cast<int>(ElementStatus::kCount)] = {};
   unsigned long long first_failure = ~0ull;
   float max_abs = 0, max_rel = 0;
@@ -57,7 +58,7 @@ __global__ void compare_kernel(const bf16* c, const bf16* reference, size_t coun
     const uint16_t bits = __bfloat16_as_ushort(c[i]);
     const float value = __bfloat162float(c[i]);
     const float expected = __bfloat162float(reference[i]);
-    const ElementStatus status = classify_element(bits, value, expected, atol);
+    const ElementStatus status = classify_element(bits, value, expected, atol, rel_tol);
 #pragma unroll
     for (int s = 0; s < static_cast<int>(ElementStatus::kCount); ++s)  // constant indices: stays in registers
       counts[s] += static_cast<int>(status) == s;
@@ -65,7 +66,8 @@ __global__ void compare_kernel(const bf16* c, const bf16* reference, size_t coun
     if (isfinite(value) && isfinite(expected)) {
       const float diff = fabsf(value - expected);
       max_abs = fmaxf(max_abs, diff);
-      max_rel = fmaxf(max_rel, diff / static_cast<float>(element_tolerance(expected, atol)));
+      const float tolerance = static_cast<float>(element_tolerance(expected, atol, rel_tol));
+      max_rel = fmaxf(max_rel, tolerance > 0 ? diff / tolerance : (diff > 0 ? INFINITY : 0.0f));
       sum_sq_diff += static_cast<double>(diff) * diff;
       sum_sq_ref += static_cast<double>(expected) * expected;
     }
@@ -184,9 +186,11 @@ std::string Validation::failure_summary() const {
 }
 
 Validation validate(const GemmProblem& problem, const bf16* reference, size_t guard_elements, uint64_t sample_seed,
-                    cudaStream_t stream) {
+                    cudaStream_t stream, InputKind inputs) {
   const size_t count = static_cast<size_t>(problem.m) * problem.n;
-  const double atol = absolute_tolerance(problem.k);
+  const bool exact_inputs = inputs == InputKind::kExact;
+  const double atol = exact_inputs ? 0 : absolute_tolerance(problem.k);
+  const double rel_tol = exact_inputs ? 0 : kRelTol;
   Validation result;
 
   DeviceBuffer<DeviceTotals> totals(1, "validation totals");
@@ -194,7 +198,7 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
   initial.first_failure = ~0ull;
   initial.first_stray = ~0ull;
   CUDA_CHECK(cudaMemcpyAsync(totals.get(), &initial, sizeof initial, cudaMemcpyHostToDevice, stream));
-  compare_kernel<<<1024, 256, 0, stream>>>(problem.c, reference, count, atol, totals.get());
+  compare_kernel<<<1024, 256, 0, stream>>>(problem.c, reference, count, atol, rel_tol, totals.get());
   check_launch("compare_kernel");
   if (guard_elements > 0) {
     guard_kernel<<<64, 256, 0, stream>>>(problem.c - guard_elements, problem.c + count, guard_elements, totals.get());
@@ -215,7 +219,7 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
     const uint16_t bits = read_bits(problem.c, host.first_failure);
     bad.value = bf16_bits_to_float(bits);
     bad.expected = bf16_bits_to_float(read_bits(reference, host.first_failure));
-    bad.status = classify_element(bits, bad.value, bad.expected, atol);
+    bad.status = classify_element(bits, bad.value, bad.expected, atol, rel_tol);
   } else if (host.first_stray != ~0ull) {
     ElementReport& stray = result.first_failure;
     stray.status = ElementStatus::kOutOfBounds;
@@ -236,12 +240,15 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
       const std::vector<double>& b_row = b_rows[col];
       double exact = 0;
       for (int k = 0; k < problem.k; ++k) exact += a_row[k] * b_row[k];
+      // Exact inputs: `exact` is an integer below 2^24, which a float holds; C and R must be its bf16.
+      const double expected =
+          exact_inputs ? static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(exact)))) : exact;
       const size_t index = static_cast<size_t>(row) * problem.n + col;
       ++result.samples;
       // The kernel's element first, then the reference's: the first failure seen is the one reported.
       for (const bf16* matrix : {static_cast<const bf16*>(problem.c), reference}) {
         const uint16_t bits = read_bits(matrix, index);
-        const ElementStatus status = classify_element(bits, bf16_bits_to_float(bits), exact, atol);
+        const ElementStatus status = classify_element(bits, bf16_bits_to_float(bits), expected, atol, rel_tol);
         if (status == ElementStatus::kOk) continue;
         const bool of_reference = matrix == reference;
         int& failures = of_reference ? result.sample_reference_failures : result.sample_kernel_failures;
@@ -250,7 +257,7 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
           first.row = row;
           first.col = col;
           first.value = bf16_bits_to_float(bits);
-          first.expected = exact;
+          first.expected = expected;
           first.status = status;
           first.matrix = of_reference ? "R" : "C";
         }

@@ -46,8 +46,9 @@ struct Validation {
 
 // Compare problem.c with `reference` (both m × n) elementwise; check the `guard_elements` poisoned elements
 // just before and just after problem.c; and check both C and R against an fp64 dot product of the problem's
-// A and B at ~256 sampled positions (corners included).
+// A and B at ~256 sampled positions (corners included). With InputKind::kExact (A and B hold −1, 0 and 1)
+// the tolerance is 0: C and R must equal bf16 of the exact sums (runner/tolerance.h).
 Validation validate(const GemmProblem& problem, const bf16* reference, size_t guard_elements, uint64_t sample_seed,
-                    cudaStream_t stream);
+                    cudaStream_t stream, InputKind inputs = InputKind::kUniform);
 
 }  // namespace gemm

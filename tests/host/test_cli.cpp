@@ -262,6 +262,16 @@ TEST(CliCheck, ParsesTheReference) {
   EXPECT_TRUE(has(usage_error({"check", "1", "--reference", "naive"}), "expected cublas or simple"));
 }
 
+TEST(CliCheck, ParsesTheInputs) {
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1"}).inputs, InputKind::kUniform);
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1", "--inputs", "uniform"}).inputs, InputKind::kUniform);
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1", "--inputs", "exact"}).inputs, InputKind::kExact);
+  EXPECT_TRUE(has(usage_error({"check", "1", "--inputs", "ternary"}), "expected uniform or exact"));
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1", "--inputs", "exact", "--shapes", "8x8x16777208"}).inputs,
+            InputKind::kExact);
+  EXPECT_TRUE(has(usage_error({"check", "1", "--inputs", "exact", "--shapes", "8x8x16777216"}), "below 2^24"));
+}
+
 TEST(CliCheck, RejectsAnEmptyKernelInTheList) {
   EXPECT_TRUE(has(usage_error({"check", "1,,2"}), "bad kernel id ''"));
 }

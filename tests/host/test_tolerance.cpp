@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "runner/faults.h"
+#include "runner/inputs.h"
 #include "runner/tolerance.h"
 
 namespace gemm {
@@ -188,6 +189,46 @@ TEST(ClassifyElement, NearZeroAbsoluteToleranceDecides) {
 TEST(ClassifyElement, NegativeZeroMatchesPositiveZero) {
   EXPECT_EQ(classify(-0.0f, 0.0, 0.0), ElementStatus::kOk);
   EXPECT_EQ(classify(0.0f, -0.0, 0.0), ElementStatus::kOk);
+}
+
+TEST(ExactInputs, AreMinusOneZeroAndOneInThirds) {
+  int counts[3] = {};
+  for (uint64_t i = 0; i < 30000; ++i) {
+    const float value = ternary_bf16_value(7, 0, i);
+    ASSERT_TRUE(value == -1.0f || value == 0.0f || value == 1.0f) << "index " << i << ": " << value;
+    ++counts[static_cast<int>(value) + 1];
+  }
+  for (int count : counts) EXPECT_NEAR(count, 10000, 400);
+}
+
+TEST(ExactInputs, SumsStayExactInFloatWhateverTheOrder) {
+  // The worst case the check allows: K just below 2^24 products of ±1 in one direction stay integers.
+  float forward = 0;
+  const int k = kMaxExactK - 1;
+  for (int i = 0; i < k; ++i) forward += 1.0f;
+  EXPECT_EQ(forward, static_cast<float>(k));
+  // A row of a real exact input, summed up and down: the same integer.
+  float up = 0, down = 0;
+  long long exact = 0;
+  for (int i = 0; i < 1 << 20; ++i) {
+    const float a = ternary_bf16_value(3, 0, i), b = ternary_bf16_value(3, 1, i);
+    up += a * b;
+    exact += static_cast<long long>(a) * static_cast<long long>(b);
+  }
+  for (int i = (1 << 20) - 1; i >= 0; --i) down += ternary_bf16_value(3, 0, i) * ternary_bf16_value(3, 1, i);
+  EXPECT_EQ(up, static_cast<float>(exact));
+  EXPECT_EQ(down, static_cast<float>(exact));
+}
+
+TEST(ExactInputs, ToleranceZeroAcceptsOnlyTheReferenceItself) {
+  const auto classify = [](float value, double reference) {
+    const __nv_bfloat16 bf = __float2bfloat16(value);
+    return classify_element(__bfloat16_as_ushort(bf), __bfloat162float(bf), reference, 0, 0);
+  };
+  EXPECT_EQ(classify(384.0f, 384.0), ElementStatus::kOk);
+  EXPECT_EQ(classify(386.0f, 384.0), ElementStatus::kWrong);  // one bf16 ulp at 384
+  EXPECT_EQ(classify(-1.0f, -1.0), ElementStatus::kOk);
+  EXPECT_EQ(classify(0.0f, 1.0), ElementStatus::kWrong);
 }
 
 TEST(ElementStatusName, NamesEachStatus) {
