@@ -177,7 +177,8 @@ std::string Validation::failure_summary() const {
       first = false;
     }
     text << "); first " << first_failure.describe();
-    if (max_rel_err > 0) text << "; max error " << std::setprecision(3) << max_rel_err << "x the tolerance";
+    if (max_rel_err > 0 && std::isfinite(max_rel_err))  // infinite with exact inputs: their tolerance is 0
+      text << "; max error " << std::setprecision(3) << max_rel_err << "x the tolerance";
   } else if (sample_kernel_failures > 0) {
     text << sample_kernel_failures << " of " << samples << " fp64 samples wrong; first "
          << first_sample_failure.describe();
