@@ -349,7 +349,8 @@ int command_run(const RunCommand& command) {
   const TimingSettings settings{command.warmup, command.reps, !command.hot};
   const L2Flusher flusher(gpu.l2_bytes);
   NvmlSampler sampler(gpu.pci_bus_id);
-  const TimedLaunch timed{&launch, limit, [&](cudaStream_t s) { buffers.poison(0, s); }};
+  const TimedLaunch timed{&launch, limit, [&](cudaStream_t s) { buffers.poison(0, s); },
+                          activity(kernel, command.shape, seed)};
   const Timing timing =
       time_interleaved(std::span(&timed, 1), settings, flusher, stream.get(), [&] { sampler.start(); }).front();
   const auto power = sampler.stop();

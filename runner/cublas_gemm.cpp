@@ -127,7 +127,7 @@ cublasLtMatmulAlgo_t choose_algorithm(const LtPlan& plan) {
     launches.push_back({[&plan, algo = results[i].algo](cudaStream_t stream) { plan.run(algo, stream); }});
   std::vector<TimedLaunch> timed;
   const double limit = reference_time_limit(plan.problem.m, plan.problem.n, plan.problem.k);
-  for (const GemmLaunch& launch : launches) timed.push_back({&launch, limit, {}});
+  for (const GemmLaunch& launch : launches) timed.push_back({&launch, limit, {}, {}});  // named by the caller's context
   int device = 0, l2_bytes = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));

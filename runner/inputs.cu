@@ -16,15 +16,20 @@ __host__ __device__ inline uint64_t mix64(uint64_t x) {
   return x;
 }
 
+// 64 random bits for element `index` of stream `stream_id` (A: 0, B: 1) under `seed`.
+__host__ __device__ inline uint64_t element_bits(uint64_t seed, uint32_t stream_id, uint64_t index) {
+  return mix64(mix64(seed ^ (uint64_t{stream_id} << 56)) + index * 0x9e3779b97f4a7c15ull);
+}
+
 __host__ __device__ inline float uniform_value(uint64_t seed, uint32_t stream_id, uint64_t index) {
-  const uint64_t bits = mix64(mix64(seed ^ (uint64_t{stream_id} << 56)) + index * 0x9e3779b97f4a7c15ull);
+  const uint64_t bits = element_bits(seed, stream_id, index);
   // 24 random bits -> [0, 1) -> [-1, 1)
   return static_cast<float>(bits >> 40) * (2.0f / 16777216.0f) - 1.0f;
 }
 
 // −1, 0 or 1 from the same generator: the top 32 bits scaled to [0, 3) (a bias of 2^-32 at most).
 __host__ __device__ inline float ternary_value(uint64_t seed, uint32_t stream_id, uint64_t index) {
-  const uint64_t bits = mix64(mix64(seed ^ (uint64_t{stream_id} << 56)) + index * 0x9e3779b97f4a7c15ull);
+  const uint64_t bits = element_bits(seed, stream_id, index);
   return static_cast<float>(static_cast<int>(((bits >> 32) * 3) >> 32) - 1);
 }
 

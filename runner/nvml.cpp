@@ -62,7 +62,7 @@ NvmlSampler::NvmlSampler(const std::string& pci_bus_id) : nvml_(Nvml::load()) {
 }
 
 void NvmlSampler::start() {
-  if (!device_ || running_ || thread_.joinable()) return;
+  if (!device_ || thread_.joinable()) return;
   running_ = true;
   thread_ = std::thread([this] {
     while (running_) {

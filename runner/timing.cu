@@ -53,6 +53,11 @@ class PinnedFlag {
   int* device_ = nullptr;
 };
 
+// What the watchdog and CUDA errors name while `timed` runs: its own activity, else the caller's.
+std::string activity_of(const TimedLaunch& timed) {
+  return timed.activity.empty() ? ErrorContext::current() : timed.activity;
+}
+
 // One untimed run of `timed` (after an L2 flush when cold): the warm-ups of both timing modes.
 void enqueue_untimed(const TimedLaunch& timed, bool cold_l2, const L2Flusher& flusher, cudaStream_t stream) {
   if (cold_l2) flusher.flush(stream);
@@ -84,7 +89,7 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
     }
   for (size_t run = 0; run < warmed.size(); ++run) {
     const TimedLaunch& timed = launches[run % kernels];
-    const ErrorContext context(timed.activity.empty() ? ErrorContext::current() : timed.activity);
+    const ErrorContext context(activity_of(timed));
     wait_for_event(warmed[run].get(), timed.time_limit_seconds);
   }
   wait_for_stream(stream, rep_limit);
@@ -120,10 +125,9 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
     // Each timed launch in turn, within its own limit (the first also waits out the hold kernel), naming it.
     for (size_t slot = 0; slot < static_cast<size_t>(batch) * kernels; ++slot) {
       const TimedLaunch& timed = launches[slot_launch[slot]];
-      const ErrorContext context(timed.activity.empty() ? ErrorContext::current() : timed.activity);
+      const ErrorContext context(activity_of(timed));
       wait_for_event(stops[slot].get(), timed.time_limit_seconds + (slot == 0 ? kHoldTimeoutNs * 1e-9 : 0));
     }
-    wait_for_stream(stream, rep_limit);
     if (hold_timed_out.get() != 0) {  // the host took over a second to enqueue the batch: time it again
       if (++attempts == kHeldBatchAttempts)
         throw CudaError("the host took more than " + std::to_string(kHoldTimeoutNs / 1'000'000'000) +
@@ -144,7 +148,7 @@ int warm_up_for(const TimedLaunch& timed, double seconds, bool cold_l2, const L2
                 cudaStream_t stream) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const ErrorContext context(timed.activity.empty() ? ErrorContext::current() : timed.activity);
+  const ErrorContext context(activity_of(timed));
   int runs = 0;
   // Chunks that double up to a batch keep the GPU busy while the host checks the time between them.
   for (int chunk = 1; elapsed() < seconds; chunk = std::min(2 * chunk, kLaunchesPerBatch)) {
