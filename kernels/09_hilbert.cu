@@ -62,6 +62,7 @@
 #include "common/tma.h"
 #include "common/wgmma.h"
 #include "common/wgmma_epilogue.h"
+#include "kernels/registry.h"  // kTileTableMaxExtent, the limit of this kernel's shape rule
 
 namespace gemm {
 namespace {
@@ -90,6 +91,9 @@ static_assert(kConsumers * kWgmmaM == kBlockM);
 static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
 static_assert(kBlockM % (8 * kClusterN) == 0 && kBlockN % (8 * kClusterM) == 0,
               "each multicast slice is a whole number of 8-row swizzle atoms");
+static_assert(kBlockM * kClusterM * 0xffff >= kTileTableMaxExtent &&
+                  kBlockN * kClusterN * 0xffff >= kTileTableMaxExtent,
+              "the shape rule kTmaAlignedTileTable admits no more cluster tiles a side than pack_tile's 16 bits hold");
 
 constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);
 constexpr int kTileBytesB = kBlockN * kBlockK * sizeof(bf16);
@@ -282,7 +286,7 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   // The Hilbert order of the cluster tiles, as a table in device memory that the launch keeps alive.
   const int cluster_tiles_m = ceil_div(ceil_div(problem.m, kBlockM), kClusterM);
   const int cluster_tiles_n = ceil_div(ceil_div(problem.n, kBlockN), kClusterN);
-  if (cluster_tiles_m > 0xffff || cluster_tiles_n > 0xffff)
+  if (cluster_tiles_m > 0xffff || cluster_tiles_n > 0xffff)  // the shape rule refuses these shapes first
     throw UsageError("kernel 9's tile table packs rows and columns in 16 bits each: at most 65535 cluster tiles a side");
   std::vector<uint32_t> table;
   for (const TileCoord& tile : hilbert_tile_order(cluster_tiles_m, cluster_tiles_n)) table.push_back(pack_tile(tile));

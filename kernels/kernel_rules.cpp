@@ -29,15 +29,20 @@ std::string_view shape_rule_text(ShapeRule rule) {
   switch (rule) {
     case ShapeRule::kAny: return "any M, N, K >= 1";
     case ShapeRule::kTmaAligned: return "any M; N, K multiples of 8";
+    case ShapeRule::kTmaAlignedTileTable: return "M, N <= 16776960; N, K multiples of 8";
   }
   return "?";
 }
 
 std::optional<std::string> shape_refusal(ShapeRule rule, int m, int n, int k) {
   if (m < 1 || n < 1 || k < 1) return "M, N and K must be at least 1";
-  if (rule == ShapeRule::kTmaAligned && (n % 8 != 0 || k % 8 != 0))
+  if (rule == ShapeRule::kAny) return std::nullopt;
+  if (n % 8 != 0 || k % 8 != 0)
     return "N and K must be multiples of 8 (TMA needs 16-byte-aligned rows), got N=" + std::to_string(n) +
            " K=" + std::to_string(k);
+  if (rule == ShapeRule::kTmaAlignedTileTable && (m > kTileTableMaxExtent || n > kTileTableMaxExtent))
+    return "M and N must be at most " + std::to_string(kTileTableMaxExtent) +
+           " (its tile table holds 65535 tiles a side), got M=" + std::to_string(m) + " N=" + std::to_string(n);
   return std::nullopt;
 }
 

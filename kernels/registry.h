@@ -13,10 +13,15 @@ namespace gemm {
 // The GPU a kernel's code needs. "a" targets (sm_90a, sm_100a) run only on exactly that compute capability.
 enum class Arch { kAny, kSm80, kSm90a, kSm100a };
 
+// The largest M and N of ShapeRule::kTmaAlignedTileTable: a tile table that packs a tile's row and column into
+// 16 bits each, over tiles of 256 × 256 or larger, holds 65535 tiles a side.
+constexpr int kTileTableMaxExtent = 65535 * 256;
+
 // The shapes a kernel accepts.
 enum class ShapeRule {
-  kAny,         // any M, N, K ≥ 1 (predicated edges)
-  kTmaAligned,  // any M; N and K multiples of 8 (TMA needs 16-byte-aligned row strides)
+  kAny,                  // any M, N, K ≥ 1 (predicated edges)
+  kTmaAligned,           // any M; N and K multiples of 8 (TMA needs 16-byte-aligned row strides)
+  kTmaAlignedTileTable,  // kTmaAligned, with M and N at most kTileTableMaxExtent
 };
 
 struct KernelInfo {

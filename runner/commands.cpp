@@ -297,11 +297,11 @@ int command_list(const ListCommand& command) {
     return kExitOk;
   }
 
-  std::cout << std::left << std::setw(4) << "id" << std::setw(18) << "name" << std::setw(9) << "arch" << std::setw(28)
+  std::cout << std::left << std::setw(4) << "id" << std::setw(18) << "name" << std::setw(9) << "arch" << std::setw(40)
             << "shapes" << std::setw(6) << "here" << "technique\n";
   for (const KernelInfo& kernel : all_kernels()) {
     std::cout << std::left << std::setw(4) << kernel.id << std::setw(18) << kernel.name << std::setw(9)
-              << arch_name(kernel.arch) << std::setw(28) << shape_rule_text(kernel.shape_rule) << std::setw(6)
+              << arch_name(kernel.arch) << std::setw(40) << shape_rule_text(kernel.shape_rule) << std::setw(6)
               << (gpu ? (here(kernel) ? "yes" : "no") : "-") << kernel.technique << "\n";
     if (resources.count(kernel.id)) std::cout << "    " << resources[kernel.id] << "\n";
   }

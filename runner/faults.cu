@@ -5,6 +5,7 @@
 
 #include "common/cuda_check.h"
 #include "common/mbarrier.h"
+#include "runner/random.h"
 #include "runner/tolerance.h"
 
 namespace gemm {
@@ -80,8 +81,8 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
     return "C[" + std::to_string(problem.m) + ", 0] (past the end)";
   }
   std::mt19937_64 rng(seed ^ 0x5eedfa17ull);
-  const int64_t row = std::uniform_int_distribution<int64_t>(0, problem.m - 1)(rng);
-  const int64_t col = std::uniform_int_distribution<int64_t>(0, problem.n - 1)(rng);
+  const int64_t row = uniform_int(rng, 0, problem.m - 1);
+  const int64_t col = uniform_int(rng, 0, problem.n - 1);
   bf16* element = problem.c + row * problem.n + col;
   bf16 value = read_element(element);
   switch (fault) {

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "common/errors.h"
+#include "runner/random.h"
 
 namespace gemm {
 namespace {
@@ -77,7 +78,7 @@ int parse_random_shape_count(std::string_view text) {
 
 std::vector<Shape> random_shapes(ShapeRule rule, int count, uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x5a9e5eedull);
-  const auto uniform = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); };
+  const auto uniform = [&](int low, int high) { return static_cast<int>(uniform_int(rng, low, high)); };
   // One dimension; `step` is 8 where the rule needs multiples of 8, else 1.
   const auto draw = [&](int step, bool small_and_odd) {
     int value;
@@ -85,7 +86,8 @@ std::vector<Shape> random_shapes(ShapeRule rule, int count, uint64_t seed) {
     if (small_and_odd && kind < 35) {
       value = step == 1 ? 2 * uniform(0, 31) + 1 : 8 * uniform(1, 8);  // 1..63 odd, or 8..64
     } else if (kind < 60) {
-      value = 64 * uniform(1, kMaxRandomDimension / 64) + step * uniform(-1, 1);  // a tile edge, ± one step
+      const int edge = 64 * uniform(1, kMaxRandomDimension / 64);  // a tile edge, ± one step (two statements:
+      value = edge + step * uniform(-1, 1);                         // the order of the draws is then fixed)
     } else if (kind < 75) {
       value = uniform(1, 48);  // thin
     } else {
@@ -94,7 +96,7 @@ std::vector<Shape> random_shapes(ShapeRule rule, int count, uint64_t seed) {
     value = std::clamp(value, 1, kMaxRandomDimension);
     return (value + step - 1) / step * step;  // up to the rule's multiple
   };
-  const int aligned = rule == ShapeRule::kTmaAligned ? 8 : 1;
+  const int aligned = rule == ShapeRule::kAny ? 1 : 8;
   std::vector<Shape> shapes;
   for (int i = 0; i < count; ++i) shapes.push_back({draw(1, false), draw(aligned, false), draw(aligned, true)});
   return shapes;

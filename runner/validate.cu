@@ -12,6 +12,7 @@
 
 #include "common/cuda_check.h"
 #include "runner/device.h"
+#include "runner/random.h"
 #include "runner/watchdog.h"
 
 namespace gemm {
@@ -124,8 +125,7 @@ float bf16_bits_to_float(uint16_t bits) { return std::bit_cast<float>(uint32_t{b
 // Rows or columns to sample: the first, the last, and up to `extra` random ones.
 std::vector<int> sample_indices(int extent, int extra, std::mt19937_64& rng) {
   std::vector<int> indices = {0, extent - 1};
-  std::uniform_int_distribution<int> pick(0, extent - 1);
-  for (int i = 0; i < extra; ++i) indices.push_back(pick(rng));
+  for (int i = 0; i < extra; ++i) indices.push_back(static_cast<int>(uniform_int(rng, 0, extent - 1)));
   std::sort(indices.begin(), indices.end());
   indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
   return indices;

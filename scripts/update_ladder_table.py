@@ -36,7 +36,11 @@ EXIT_BAD_INPUT = 2
 
 # kernels/registry.h's enumerators, as kernels/kernel_rules.cpp names them for `gemm list`.
 ARCHITECTURES = {"kAny": "any", "kSm80": "sm_80+", "kSm90a": "sm_90a", "kSm100a": "sm_100a"}
-SHAPE_RULES = {"kAny": "any M, N, K", "kTmaAligned": "N, K multiples of 8"}
+SHAPE_RULES = {
+    "kAny": "any M, N, K",
+    "kTmaAligned": "N, K multiples of 8",
+    "kTmaAlignedTileTable": "N, K multiples of 8; M, N ≤ 16,776,960",
+}
 
 KERNEL_LINE = re.compile(
     r'^GEMM_KERNEL\(\s*(?P<id>\d+)\s*,\s*(?P<name>\w+)\s*,\s*(?P<arch>\w+)\s*,\s*(?P<rule>\w+)\s*,\s*'

@@ -116,7 +116,7 @@ TEST(ShapeRefusal, AnyRuleAcceptsTheSmallestShape) {
 }
 
 TEST(ShapeRefusal, EveryRuleRefusesAZeroDimension) {
-  for (ShapeRule rule : {ShapeRule::kAny, ShapeRule::kTmaAligned}) {
+  for (ShapeRule rule : {ShapeRule::kAny, ShapeRule::kTmaAligned, ShapeRule::kTmaAlignedTileTable}) {
     EXPECT_NE(shape_refusal(rule, 0, 8, 8), std::nullopt);
     EXPECT_NE(shape_refusal(rule, 8, 0, 8), std::nullopt);
     EXPECT_NE(shape_refusal(rule, 8, 8, 0), std::nullopt);
@@ -140,10 +140,24 @@ TEST(ShapeRefusal, TmaRuleRefusesUnalignedK) {
   EXPECT_TRUE(contains(*refusal, "multiples of 8"));
 }
 
+TEST(ShapeRefusal, TileTableRuleIsTheTmaRuleUpTo65535TilesOf256) {
+  EXPECT_EQ(kTileTableMaxExtent, 16776960);
+  EXPECT_EQ(shape_refusal(ShapeRule::kTmaAlignedTileTable, 5, 16, 24), std::nullopt);
+  EXPECT_EQ(shape_refusal(ShapeRule::kTmaAlignedTileTable, kTileTableMaxExtent, kTileTableMaxExtent, 8), std::nullopt);
+  EXPECT_TRUE(contains(*shape_refusal(ShapeRule::kTmaAlignedTileTable, 5, 12, 16), "multiples of 8"));
+  for (const auto& [m, n] : {std::pair{kTileTableMaxExtent + 1, 8}, std::pair{8, kTileTableMaxExtent + 8}}) {
+    const auto refusal = shape_refusal(ShapeRule::kTmaAlignedTileTable, m, n, 8);
+    ASSERT_NE(refusal, std::nullopt) << m << "x" << n;
+    EXPECT_TRUE(contains(*refusal, "at most 16776960")) << *refusal;
+    EXPECT_EQ(shape_refusal(ShapeRule::kTmaAligned, m, n, 8), std::nullopt) << "the plain TMA rule has no limit";
+  }
+}
+
 TEST(ShapeRuleText, DescribesEveryRule) {
   EXPECT_FALSE(shape_rule_text(ShapeRule::kAny).empty());
   EXPECT_FALSE(shape_rule_text(ShapeRule::kTmaAligned).empty());
   EXPECT_NE(shape_rule_text(ShapeRule::kAny), shape_rule_text(ShapeRule::kTmaAligned));
+  EXPECT_TRUE(contains(std::string(shape_rule_text(ShapeRule::kTmaAlignedTileTable)), "16776960"));
 }
 
 // ---- architectures ------------------------------------------------------------------------------------

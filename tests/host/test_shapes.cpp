@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <ostream>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "common/errors.h"
+#include "runner/random.h"
 #include "runner/shapes.h"
 
 namespace gemm {
@@ -182,7 +184,7 @@ TEST(ParseRandomShapeCount, RejectsOtherTexts) {
 }
 
 TEST(RandomShapes, AreAcceptedByTheirRuleAndInRange) {
-  for (ShapeRule rule : {ShapeRule::kAny, ShapeRule::kTmaAligned})
+  for (ShapeRule rule : {ShapeRule::kAny, ShapeRule::kTmaAligned, ShapeRule::kTmaAlignedTileTable})
     for (const Shape& shape : random_shapes(rule, 2000, 7)) {
       EXPECT_EQ(shape_refusal(rule, shape.m, shape.n, shape.k), std::nullopt) << to_string(shape);
       for (int dimension : {shape.m, shape.n, shape.k}) {
@@ -196,6 +198,34 @@ TEST(RandomShapes, TheSameSeedGivesTheSameShapesAndAnotherSeedOthers) {
   EXPECT_EQ(random_shapes(ShapeRule::kAny, 50, 11), random_shapes(ShapeRule::kAny, 50, 11));
   EXPECT_NE(random_shapes(ShapeRule::kAny, 50, 11), random_shapes(ShapeRule::kAny, 50, 12));
   EXPECT_EQ(random_shapes(ShapeRule::kTmaAligned, 30, 3).size(), 30u);
+}
+
+// The shapes a seed names are the same from every standard library: these were computed by an independent
+// model of std::mt19937_64 (checked against the standard's 10000th output) and of random_shapes' draws.
+TEST(RandomShapes, ASeedNamesTheSameShapesEverywhere) {
+  const std::vector<Shape> any = {{2559, 32, 674}, {1600, 831, 47}, {42, 275, 33}, {44, 1983, 255}};
+  const std::vector<Shape> aligned = {{2559, 32, 680}, {1600, 824, 48}, {42, 280, 40}, {44, 1976, 248}};
+  EXPECT_EQ(random_shapes(ShapeRule::kAny, 4, 1), any);
+  EXPECT_EQ(random_shapes(ShapeRule::kTmaAligned, 4, 1), aligned);
+}
+
+TEST(UniformInt, IsTheHighHalfOfTheDrawTimesTheRange) {
+  std::mt19937_64 rng(42);  // the same independent model's values
+  std::vector<int64_t> digits, small, large;
+  for (int i = 0; i < 5; ++i) digits.push_back(uniform_int(rng, 0, 9));
+  for (int i = 0; i < 5; ++i) small.push_back(uniform_int(rng, -3, 3));
+  for (int i = 0; i < 2; ++i) large.push_back(uniform_int(rng, 0, int64_t{1} << 40));
+  EXPECT_EQ(digits, (std::vector<int64_t>{7, 6, 7, 1, 9}));
+  EXPECT_EQ(small, (std::vector<int64_t>{-3, 1, -1, -2, -1}));
+  EXPECT_EQ(large, (std::vector<int64_t>{13615000843, 575820384609}));
+}
+
+TEST(UniformInt, ReachesBothEndsAndNothingBeyond) {
+  std::mt19937_64 rng(7);
+  std::set<int64_t> seen;
+  for (int i = 0; i < 1000; ++i) seen.insert(uniform_int(rng, -2, 2));
+  EXPECT_EQ(seen, (std::set<int64_t>{-2, -1, 0, 1, 2}));
+  EXPECT_EQ(uniform_int(rng, 5, 5), 5);
 }
 
 TEST(RandomShapes, AreBiasedToTileEdgesAndSmallOddK) {
