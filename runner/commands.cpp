@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 #include <nvtx3/nvToolsExt.h>
@@ -164,9 +165,9 @@ class ProblemBuffers {
     const ErrorContext context(std::string(reference == Reference::kCublas ? "the cuBLAS" : "the simple") +
                                " reference at " + to_string(shape_) + ", seed " + std::to_string(seed));
     inputs_ = inputs;
-    const auto fill = inputs == InputKind::kExact ? fill_ternary_bf16 : fill_uniform_bf16;
-    fill(a_.get(), a_.size(), seed, 0, stream);
-    fill(b_.get(), b_.size(), seed, 1, stream);
+    seed_ = seed;
+    fill_inputs_bf16(inputs, a_.get(), a_.size(), seed, kStreamA, stream);
+    fill_inputs_bf16(inputs, b_.get(), b_.size(), seed, kStreamB, stream);
     wait_for_stream(stream, kHangSlackSeconds);  // cuBLAS's algorithm selection runs on a stream of its own
     GemmProblem reference_problem = problem(0);
     reference_problem.c = reference_.get();
@@ -195,13 +196,41 @@ class ProblemBuffers {
   void poison(int output, cudaStream_t stream) const {
     fill_poison(outputs_[output].get(), outputs_[output].size(), stream);
   }
+  // Adds to `validation` the elements of A and B that differ from what prepare_inputs wrote (a kernel wrote into
+  // its inputs), and then writes them afresh, so that the kernels after it read what the reference read.
+  void check_inputs(Validation& validation, cudaStream_t stream) const {
+    const uint64_t before = validation.input_changes;
+    for (const auto& [matrix, data, stream_id] :
+         {std::tuple{"A", a_.get(), kStreamA}, std::tuple{"B", b_.get(), kStreamB}}) {
+      const size_t count = static_cast<size_t>(matrix[0] == 'A' ? shape_.m : shape_.n) * shape_.k;
+      const InputChanges changes = find_input_changes(inputs_, data, count, seed_, stream_id, stream);
+      if (changes.count == 0) continue;
+      const float expected = inputs_ == InputKind::kExact ? ternary_bf16_value(seed_, stream_id, changes.first)
+                                                         : uniform_bf16_value(seed_, stream_id, changes.first);
+      record_input_changes(validation, matrix, changes.count, changes.first, shape_.k,
+                           bf16_value_at(data, changes.first), expected);
+    }
+    if (validation.input_changes == before) return;
+    fill_inputs_bf16(inputs_, a_.get(), a_.size(), seed_, kStreamA, stream);
+    fill_inputs_bf16(inputs_, b_.get(), b_.size(), seed_, kStreamB, stream);
+    wait_for_stream(stream, kHangSlackSeconds);
+  }
 
  private:
+  static constexpr uint32_t kStreamA = 0, kStreamB = 1;  // the generator's streams: A and B independent
+
+  static float bf16_value_at(const bf16* data, size_t index) {
+    bf16 value;
+    CUDA_CHECK(cudaMemcpy(&value, data + index, sizeof value, cudaMemcpyDeviceToHost));
+    return __bfloat162float(value);
+  }
+
   Shape shape_;
   DeviceBuffer<bf16> a_, b_, reference_;
   std::vector<DeviceBuffer<bf16>> outputs_;
   double reference_ms_ = 0;
   InputKind inputs_ = InputKind::kUniform;
+  uint64_t seed_ = 0;
 };
 
 // The watchdog's limit for one run of a kernel on the buffers' shape.
@@ -229,11 +258,13 @@ Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buff
   if (fault && fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
   wait_for_stream(stream, limit);
   if (fault && !fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
-  return validate(problem, buffers.reference(), kGuardElements, seed, stream, buffers.inputs());
+  Validation validation = validate(problem, buffers.reference(), kGuardElements, seed, stream, buffers.inputs());
+  buffers.check_inputs(validation, stream);
+  return validation;
 }
 
 // The result a kernel left after its timed reps (its C was poisoned before the last one), validated again:
-// a racy kernel must not be timed as correct.
+// a racy kernel must not be timed as correct. A and B are checked by the caller, who knows which kernels ran.
 Validation validate_after_timing(const ProblemBuffers& buffers, int output, uint64_t seed, cudaStream_t stream) {
   return validate(buffers.problem(output), buffers.reference(), kGuardElements, seed, stream, buffers.inputs());
 }
@@ -354,7 +385,8 @@ int command_run(const RunCommand& command) {
   const Timing timing =
       time_interleaved(std::span(&timed, 1), settings, flusher, stream.get(), [&] { sampler.start(); }).front();
   const auto power = sampler.stop();
-  const Validation after = validate_after_timing(buffers, 0, seed, stream.get());
+  Validation after = validate_after_timing(buffers, 0, seed, stream.get());
+  buffers.check_inputs(after, stream.get());
   if (!after.passed()) {
     std::cerr << "gemm: " << kernel_label(kernel) << " passed its first check but the result of its last timed rep is "
               << "wrong at " << to_string(command.shape) << " (seed " << seed << "): " << after.failure_summary()
@@ -553,9 +585,18 @@ int command_compare(const CompareCommand& command) {
       timings = time_interleaved(timed, timing_settings, flusher, stream.get(), [&] { sampler.start(); });
       powers.assign(timings.size(), sampler.stop());
     }
+    // A and B once for all the kernels timed together: a write into them cannot be told apart by kernel.
+    Validation inputs_after;
+    inputs_after.input_change_culprit = timed.size() == 1 ? "the kernel" : "one of the kernels timed together";
+    buffers.check_inputs(inputs_after, stream.get());
     std::optional<double> cublas_ms;
     for (size_t i = 0; i < timings.size(); ++i) {
       ResultRow& row = rows[timed_rows[i]];
+      if (!inputs_after.passed()) {
+        row.status = "wrong after the timed reps: " + inputs_after.failure_summary();
+        any_wrong = true;
+        continue;
+      }
       const ErrorContext context(kernel_label(*find_kernel(row.kernel)) + " at " + to_string(shape) +
                                  " after its timed reps, seed " + std::to_string(settings.seed));
       const Validation after = validate_after_timing(buffers, timed_outputs[i], settings.seed, stream.get());

@@ -52,10 +52,11 @@ std::optional<Fault> parse_fault(const std::string& text) {
   if (text == "hang") return Fault::kHang;
   if (text == "illegal-address") return Fault::kIllegalAddress;
   if (text == "reference") return Fault::kReference;
+  if (text == "input") return Fault::kInput;
   return std::nullopt;
 }
 
-const char* fault_names() { return "wrong, unwritten, nan, stray, hang, illegal-address or reference"; }
+const char* fault_names() { return "wrong, unwritten, nan, stray, hang, illegal-address, reference or input"; }
 
 std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* reference, uint64_t seed, cudaStream_t stream) {
   if (fault == Fault::kHang) {
@@ -81,6 +82,12 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
     return "C[" + std::to_string(problem.m) + ", 0] (past the end)";
   }
   std::mt19937_64 rng(seed ^ 0x5eedfa17ull);
+  if (fault == Fault::kInput) {  // 2 is a value neither input generator writes
+    const int64_t row = uniform_int(rng, 0, problem.m - 1);
+    const int64_t k = uniform_int(rng, 0, problem.k - 1);
+    write_element(const_cast<bf16*>(problem.a) + row * problem.k + k, __float2bfloat16(2.0f), stream);
+    return "A[" + std::to_string(row) + ", " + std::to_string(k) + "]";
+  }
   const int64_t row = uniform_int(rng, 0, problem.m - 1);
   const int64_t col = uniform_int(rng, 0, problem.n - 1);
   bf16* element = problem.c + row * problem.n + col;

@@ -1,7 +1,9 @@
 #include "runner/inputs.h"
 
 #include "common/cuda_check.h"
+#include "common/device_buffer.h"
 #include "runner/tolerance.h"
+#include "runner/watchdog.h"
 
 namespace gemm {
 namespace {
@@ -43,6 +45,23 @@ __global__ void fill_uniform_kernel(bf16* data, size_t count, uint64_t seed, uin
     data[i] = __float2bfloat16_rn(uniform_value(seed, stream_id, i));
 }
 
+// Counts the elements that differ, bit for bit, from what the fill kernels wrote; the lowest index in `first`.
+__global__ void input_changes_kernel(const bf16* data, size_t count, uint64_t seed, uint32_t stream_id, bool ternary,
+                                     unsigned long long* changed, unsigned long long* first) {
+  unsigned long long mine = 0, lowest = ~0ull;
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x) {
+    const float value = ternary ? ternary_value(seed, stream_id, i) : uniform_value(seed, stream_id, i);
+    if (__bfloat16_as_ushort(data[i]) != __bfloat16_as_ushort(__float2bfloat16_rn(value))) {
+      ++mine;
+      lowest = min(lowest, static_cast<unsigned long long>(i));
+    }
+  }
+  if (mine) {
+    atomicAdd(changed, mine);
+    atomicMin(first, lowest);
+  }
+}
+
 __global__ void fill_poison_kernel(bf16* data, size_t count) {
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x)
     data[i] = __ushort_as_bfloat16(kPoisonBits);
@@ -61,6 +80,26 @@ void fill_uniform_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_
 void fill_ternary_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_id, cudaStream_t stream) {
   fill_ternary_kernel<<<kFillBlocks, kFillThreads, 0, stream>>>(data, count, seed, stream_id);
   check_launch("fill_ternary_kernel");
+}
+
+void fill_inputs_bf16(InputKind kind, bf16* data, size_t count, uint64_t seed, uint32_t stream_id,
+                      cudaStream_t stream) {
+  (kind == InputKind::kExact ? fill_ternary_bf16 : fill_uniform_bf16)(data, count, seed, stream_id, stream);
+}
+
+InputChanges find_input_changes(InputKind kind, const bf16* data, size_t count, uint64_t seed, uint32_t stream_id,
+                                cudaStream_t stream) {
+  const DeviceBuffer<unsigned long long> totals(2, "the input check's totals");
+  const unsigned long long initial[2] = {0, ~0ull};
+  CUDA_CHECK(cudaMemcpyAsync(totals.get(), initial, sizeof initial, cudaMemcpyHostToDevice, stream));
+  input_changes_kernel<<<kFillBlocks, kFillThreads, 0, stream>>>(data, count, seed, stream_id,
+                                                                kind == InputKind::kExact, totals.get(),
+                                                                totals.get() + 1);
+  check_launch("input_changes_kernel");
+  unsigned long long host[2];
+  CUDA_CHECK(cudaMemcpyAsync(host, totals.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  wait_for_stream(stream, kHangSlackSeconds);  // a pass over A or B: milliseconds; the limit is for a wedged GPU
+  return {host[0], host[1]};
 }
 
 void fill_poison(bf16* data, size_t count, cudaStream_t stream) {

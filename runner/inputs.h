@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "common/gemm_problem.h"
+#include "runner/tolerance.h"
 
 namespace gemm {
 
@@ -16,6 +17,19 @@ void fill_uniform_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_
 // The same, with values −1, 0 and 1 only (each with probability 1/3): inputs whose products and sums are
 // exact in fp32 (runner/tolerance.h, "Exact inputs").
 void fill_ternary_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_id, cudaStream_t stream);
+
+// fill_uniform_bf16 or fill_ternary_bf16, as `kind` says.
+void fill_inputs_bf16(InputKind kind, bf16* data, size_t count, uint64_t seed, uint32_t stream_id,
+                      cudaStream_t stream);
+
+// The elements of `data` that no longer hold what fill_inputs_bf16(kind, ..., seed, stream_id) wrote there: a
+// kernel that wrote into its inputs. `first` is the lowest such index (meaningless when `count` is 0).
+struct InputChanges {
+  uint64_t count = 0;
+  uint64_t first = 0;
+};
+InputChanges find_input_changes(InputKind kind, const bf16* data, size_t count, uint64_t seed, uint32_t stream_id,
+                                cudaStream_t stream);
 
 // Fill with kPoisonBits (runner/tolerance.h).
 void fill_poison(bf16* data, size_t count, cudaStream_t stream);

@@ -163,8 +163,31 @@ uint64_t Validation::failures() const {
   return total;
 }
 
+void record_input_changes(Validation& validation, const char* matrix, uint64_t changes, uint64_t first, int k,
+                          float value, float expected) {
+  if (changes == 0) return;
+  if (validation.input_changes == 0) {
+    ElementReport& report = validation.first_input_change;
+    report.matrix = matrix;
+    report.row = static_cast<int64_t>(first / static_cast<uint64_t>(k));
+    report.col = static_cast<int64_t>(first % static_cast<uint64_t>(k));
+    report.value = value;
+    report.expected = expected;
+    report.status = ElementStatus::kWrong;
+  }
+  validation.input_changes += changes;
+}
+
 std::string Validation::failure_summary() const {
   std::ostringstream text;
+  if (input_changes > 0) {  // the cause of anything else wrong: say it first
+    const ElementReport& change = first_input_change;
+    text << input_change_culprit << " wrote into its inputs: " << input_changes << " elements of A and B changed; first "
+         << change.matrix << "[" << change.row << ", " << change.col << "] = " << change.value << ", the runner wrote "
+         << change.expected;
+    if (failures() == 0 && sample_kernel_failures == 0 && !reference_failed()) return text.str();
+    text << "; also ";
+  }
   if (reference_failed()) {  // then nothing can be judged against it: say so first
     text << "the cuBLAS reference disagrees with fp64 at " << sample_reference_failures << " of " << samples
          << " samples; first " << first_reference_failure.describe();

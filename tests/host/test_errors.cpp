@@ -81,5 +81,29 @@ TEST(ValidationSummary, GivesTheWorstErrorAsAMultipleOfTheTolerance) {
   EXPECT_NE(summary.find("max error 4.25x the tolerance"), std::string::npos) << summary;
 }
 
+TEST(ValidationSummary, NamesAWriteIntoTheInputsFirst) {
+  Validation validation;
+  record_input_changes(validation, "B", 2, 3 * 136 + 17, 136, 2.0f, -0.5f);  // linear index -> B[3, 17]
+  record_input_changes(validation, "A", 1, 0, 136, 1.0f, 0.25f);           // counted, not the first
+  EXPECT_FALSE(validation.passed()) << "nothing in C failed, but the inputs changed";
+  EXPECT_EQ(validation.failures(), 0u);
+  EXPECT_EQ(validation.input_changes, 3u);
+  EXPECT_EQ(validation.failure_summary(),
+            "the kernel wrote into its inputs: 3 elements of A and B changed; first B[3, 17] = 2, the runner wrote -0.5");
+  validation.input_change_culprit = "one of the kernels timed together";
+  validation.counts[static_cast<size_t>(ElementStatus::kWrong)] = 4;
+  validation.first_failure = {4, 5, 0, 1.5f, 1.0, ElementStatus::kWrong};
+  const std::string summary = validation.failure_summary();
+  EXPECT_EQ(summary.find("one of the kernels timed together wrote into its inputs"), 0u) << summary;
+  EXPECT_NE(summary.find("; also 4 wrong elements (4 wrong); first C[4, 5]"), std::string::npos) << summary;
+}
+
+TEST(ValidationSummary, RecordsNoInputChangeWhenThereIsNone) {
+  Validation validation;
+  record_input_changes(validation, "A", 0, 0, 8, 0.0f, 0.0f);
+  EXPECT_TRUE(validation.passed());
+  EXPECT_EQ(validation.failure_summary(), "");
+}
+
 }  // namespace
 }  // namespace gemm
