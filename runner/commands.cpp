@@ -251,6 +251,19 @@ class NvtxRange {
   NvtxRange& operator=(const NvtxRange&) = delete;
 };
 
+// C of `output` validated, and A and B checked: the inputs first, so that the fp64 samples read them as the
+// reference did (check_inputs writes changed inputs afresh), and a write into them is not also reported as a
+// reference that disagrees with the samples.
+Validation validate_output_and_inputs(const ProblemBuffers& buffers, int output, uint64_t seed, cudaStream_t stream) {
+  Validation inputs;
+  buffers.check_inputs(inputs, stream);
+  Validation validation = validate(buffers.problem(output), buffers.reference(), kGuardElements, seed, stream,
+                                   buffers.inputs());
+  validation.input_changes = inputs.input_changes;
+  validation.first_input_change = inputs.first_input_change;
+  return validation;
+}
+
 // Poison C (and its guard bands), run the launch once, optionally plant a fault, validate.
 Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buffers, int output, uint64_t seed,
                             const std::optional<Fault>& fault, double limit, cudaStream_t stream) {
@@ -260,9 +273,7 @@ Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buff
   if (fault && fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
   wait_for_stream(stream, limit);
   if (fault && !fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
-  Validation validation = validate(problem, buffers.reference(), kGuardElements, seed, stream, buffers.inputs());
-  buffers.check_inputs(validation, stream);
-  return validation;
+  return validate_output_and_inputs(buffers, output, seed, stream);
 }
 
 // The result a kernel left after its timed reps (its C was poisoned before the last one), validated again:
@@ -387,8 +398,7 @@ int command_run(const RunCommand& command) {
   const Timing timing =
       time_interleaved(std::span(&timed, 1), settings, flusher, stream.get(), [&] { sampler.start(); }).front();
   const auto power = sampler.stop();
-  Validation after = validate_after_timing(buffers, 0, seed, stream.get());
-  buffers.check_inputs(after, stream.get());
+  const Validation after = validate_output_and_inputs(buffers, 0, seed, stream.get());
   if (!after.passed()) {
     std::cerr << "gemm: " << kernel_label(kernel) << " passed its first check but the result of its last timed rep is "
               << "wrong at " << to_string(command.shape) << " (seed " << seed << "): " << after.failure_summary()
