@@ -126,7 +126,7 @@ __host__ __device__ constexpr uint32_t tmem_32x32b_address(uint32_t base, uint32
 // CuTe allocates A "NonInterleaved" for this DP-address equivalence). That each lane half of layout E needs its
 // own copy of A is read by analogy: CuTe's "Duplicated" mode, A copied into both lane halves, is documented for
 // UMMA_2SM_128xNx16_TS (cta_group::2, layout B), and its 1-SM .ws fragment (tmem_frg_ws) takes no allocation
-// mode. kernels/11_tcgen05_2cta.md uses this to explain the split ("dual") GEMM.
+// mode. docs/tcgen05_dual_gemm.md uses this to explain the split ("dual") GEMM.
 enum class TmemDataPath { kLayoutA, kLayoutD, kLayoutE, kLayoutF };
 
 struct MatrixCell {

@@ -14,7 +14,8 @@ A note embeds a layout between two marker lines, naming the `gemm layout` argume
 
 Everything between the markers is replaced by the output of `gemm layout mma-m16n8k16 A`, and
 kernels/figures/mma-m16n8k16-A.svg is written by `gemm layout mma-m16n8k16 A --svg ...`. So the grids in the
-notes are drawn by the same functions the kernels call, never by hand. Default notes: DIR/kernels/*.md.
+notes are drawn by the same functions the kernels call, never by hand. Default notes: DIR/kernels/*.md and
+DIR/docs/*.md.
 
 --check writes nothing and exits 1 naming every note or figure that differs from what the command draws now,
 and every SVG in kernels/figures/ that no note uses (a test runs this, so a note cannot drift from the code).
@@ -125,7 +126,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     program = Path(__file__).name
     figures = args.root / "kernels" / "figures"
     gemm = args.gemm or args.root / "build" / "gemm"
-    notes = args.notes or sorted((args.root / "kernels").glob("*.md"))
+    notes = args.notes or sorted([*(args.root / "kernels").glob("*.md"), *(args.root / "docs").glob("*.md")])
     svgs: dict[str, bytes] = {}
     updates: dict[Path, tuple[str, str]] = {}
     try:

@@ -152,7 +152,7 @@ TEST(TmemDataPathLayouts, MatchCuteTmemFragments) {
                              64, 256, "layout E, N = 256");
 }
 
-// The split ("dual") GEMM of kernels/11_tcgen05_2cta.md: an M = 64, N = 128 .ws MMA whose B rows 0-63 carry
+// The split ("dual") GEMM of docs/tcgen05_dual_gemm.md: an M = 64, N = 128 .ws MMA whose B rows 0-63 carry
 // the first half of the reduction (K0) and rows 64-127 the second (K1). Output row i, key j < 64 lands in lane
 // i; key j of the second half (column 64 + j) lands in lane 64 + i, same TMEM column j. The two partial
 // products of one P[i][j] are thus in lanes i and 64 + i: readable only by warps of quarters ⌊i/32⌋ and
