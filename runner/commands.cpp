@@ -261,6 +261,7 @@ Validation validate_output_and_inputs(const ProblemBuffers& buffers, int output,
                                    buffers.inputs());
   validation.input_changes = inputs.input_changes;
   validation.first_input_change = inputs.first_input_change;
+  validation.input_change_culprit = inputs.input_change_culprit;
   return validation;
 }
 
@@ -447,8 +448,8 @@ int command_check(const CheckCommand& command) {
     std::vector<ShapeRule> rules;
     for (const KernelInfo* kernel : runnable)
       if (std::find(rules.begin(), rules.end(), kernel->shape_rule) == rules.end()) rules.push_back(kernel->shape_rule);
-    for (ShapeRule rule : rules)
-      for (const Shape& shape : random_shapes(rule, *command.random_shapes, first_seed)) shapes.push_back(shape);
+    for (const Shape& shape : random_shapes_for_rules(rules, *command.random_shapes, first_seed))
+      shapes.push_back(shape);
   } else if (shapes.empty()) {
     shapes = shape_suite();
   }
@@ -577,6 +578,9 @@ int command_compare(const CompareCommand& command) {
     const TimingSettings timing_settings{settings.warmup, settings.reps, settings.cold_l2, settings.seed};
     std::vector<Timing> timings;
     std::vector<std::optional<PowerClockSummary>> powers;  // NVML's clock and power over each timing
+    // A and B after the timing: alone, after each kernel; interleaved, once for all the kernels timed together,
+    // since a write into them cannot be told apart by kernel there.
+    std::vector<Validation> inputs_after(timed.size());
     if (settings.blocked) {
       // Each kernel alone, as a program calling one GEMM in a loop runs it: first kBlockedWarmupSeconds of it
       // back to back, then its warm-up and at least kBlockedTimedSeconds of timed reps. Under a power limit it is
@@ -591,21 +595,22 @@ int command_compare(const CompareCommand& command) {
         timings.push_back(
             time_interleaved(std::span(&launch, 1), alone, flusher, stream.get(), [&] { sampler.start(); }).front());
         powers.push_back(sampler.stop());
+        buffers.check_inputs(inputs_after[timings.size() - 1], stream.get());
       }
     } else {
       NvmlSampler sampler(gpu.pci_bus_id);
       timings = time_interleaved(timed, timing_settings, flusher, stream.get(), [&] { sampler.start(); });
       powers.assign(timings.size(), sampler.stop());
+      Validation all;
+      all.input_change_culprit = timed.size() == 1 ? "the kernel" : "one of the kernels timed together";
+      buffers.check_inputs(all, stream.get());
+      inputs_after.assign(timed.size(), all);
     }
-    // A and B once for all the kernels timed together: a write into them cannot be told apart by kernel.
-    Validation inputs_after;
-    inputs_after.input_change_culprit = timed.size() == 1 ? "the kernel" : "one of the kernels timed together";
-    buffers.check_inputs(inputs_after, stream.get());
     std::optional<double> cublas_ms;
     for (size_t i = 0; i < timings.size(); ++i) {
       ResultRow& row = rows[timed_rows[i]];
-      if (!inputs_after.passed()) {
-        row.status = "wrong after the timed reps: " + inputs_after.failure_summary();
+      if (!inputs_after[i].passed()) {
+        row.status = "wrong after the timed reps: " + inputs_after[i].failure_summary();
         any_wrong = true;
         continue;
       }

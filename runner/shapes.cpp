@@ -102,6 +102,14 @@ std::vector<Shape> random_shapes(ShapeRule rule, int count, uint64_t seed) {
   return shapes;
 }
 
+std::vector<Shape> random_shapes_for_rules(const std::vector<ShapeRule>& rules, int count, uint64_t seed) {
+  std::vector<Shape> shapes;
+  for (ShapeRule rule : rules)
+    for (const Shape& shape : random_shapes(rule, count, seed))
+      if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+  return shapes;
+}
+
 const std::vector<Shape>& shape_suite() {
   static const std::vector<Shape> suite = {
       {1, 1, 1},            // the smallest problem

@@ -36,6 +36,9 @@ int parse_random_shape_count(std::string_view text);
 // shapes.
 constexpr int kMaxRandomDimension = 3000;
 std::vector<Shape> random_shapes(ShapeRule rule, int count, uint64_t seed);
+// `count` shapes for each of `rules`, in order, each shape once: rules that differ only where random shapes
+// never reach (kTmaAligned and kTmaAlignedTileTable) draw the same shapes, which are then not run twice.
+std::vector<Shape> random_shapes_for_rules(const std::vector<ShapeRule>& rules, int count, uint64_t seed);
 
 // The suite `gemm check --shapes suite` runs: edges, tile multiples ± 1, thin, wide, K small and large.
 // Each kernel runs the shapes its shape rule accepts.

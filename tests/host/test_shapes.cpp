@@ -220,6 +220,22 @@ TEST(UniformInt, IsTheHighHalfOfTheDrawTimesTheRange) {
   EXPECT_EQ(large, (std::vector<int64_t>{13615000843, 575820384609}));
 }
 
+TEST(UniformInt, TakesTheHighHalfOfThe128BitProduct) {
+  static_assert(high_64_bits_of_product(~0ull, ~0ull) == ~0ull - 1);  // (2^64 − 1)^2 = 2^128 − 2^65 + 1
+  static_assert(high_64_bits_of_product(1ull << 63, 4) == 2);
+  static_assert(high_64_bits_of_product(0xffffffffull, 0xffffffffull) == 0);
+  EXPECT_EQ(high_64_bits_of_product(0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull), 0x7641f3080ff92329ull);
+}
+
+TEST(RandomShapes, RulesThatDrawTheSameShapesShareThem) {
+  const std::vector<Shape> aligned = random_shapes(ShapeRule::kTmaAligned, 20, 3);
+  EXPECT_EQ(random_shapes(ShapeRule::kTmaAlignedTileTable, 20, 3), aligned);
+  EXPECT_EQ(random_shapes_for_rules({ShapeRule::kTmaAligned, ShapeRule::kTmaAlignedTileTable}, 20, 3), aligned);
+  const std::vector<Shape> both = random_shapes_for_rules({ShapeRule::kAny, ShapeRule::kTmaAligned}, 20, 3);
+  EXPECT_GT(both.size(), 20u);
+  for (const Shape& shape : both) EXPECT_EQ(std::count(both.begin(), both.end(), shape), 1) << to_string(shape);
+}
+
 TEST(UniformInt, ReachesBothEndsAndNothingBeyond) {
   std::mt19937_64 rng(7);
   std::set<int64_t> seen;

@@ -248,6 +248,7 @@ TEST(ParseFault, MapsEachNameToItsFault) {
   EXPECT_EQ(parse_fault("stray"), Fault::kStray);
   EXPECT_EQ(parse_fault("illegal-address"), Fault::kIllegalAddress);
   EXPECT_EQ(parse_fault("reference"), Fault::kReference);
+  EXPECT_EQ(parse_fault("input"), Fault::kInput);
 }
 
 TEST(ParseFault, RejectsAnythingElse) {
