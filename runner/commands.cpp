@@ -198,34 +198,26 @@ class ProblemBuffers {
   void poison(int output, cudaStream_t stream) const {
     fill_poison(outputs_[output].get(), outputs_[output].size(), stream);
   }
-  // Adds to `validation` the elements of A and B that differ from what prepare_inputs wrote (a kernel wrote into
-  // its inputs), and then writes them afresh, so that the kernels after it read what the reference read.
-  void check_inputs(Validation& validation, cudaStream_t stream) const {
-    const uint64_t before = validation.input_changes;
-    for (const auto& [matrix, data, stream_id] :
-         {std::tuple{"A", a_.get(), kStreamA}, std::tuple{"B", b_.get(), kStreamB}}) {
-      const size_t count = static_cast<size_t>(matrix[0] == 'A' ? shape_.m : shape_.n) * shape_.k;
-      const InputChanges changes = find_input_changes(inputs_, data, count, seed_, stream_id, stream);
+  // The elements of A and B that differ from what prepare_inputs wrote (a kernel wrote into its inputs); when
+  // there are any, A and B are written afresh, so that the kernels after it read what the reference read.
+  InputWrites check_inputs(cudaStream_t stream) const {
+    InputWrites writes;
+    for (const auto& [matrix, data, stream_id] : {std::tuple{"A", &a_, kStreamA}, std::tuple{"B", &b_, kStreamB}}) {
+      const InputChanges changes = find_input_changes(inputs_, data->get(), data->size(), seed_, stream_id, stream);
       if (changes.count == 0) continue;
-      const float expected = inputs_ == InputKind::kExact ? ternary_bf16_value(seed_, stream_id, changes.first)
-                                                         : uniform_bf16_value(seed_, stream_id, changes.first);
-      record_input_changes(validation, matrix, changes.count, changes.first, shape_.k,
-                           bf16_value_at(data, changes.first), expected);
+      writes.record(matrix, changes.count, changes.first, shape_.k,
+                    __bfloat162float(copy_element_to_host(data->get() + changes.first)),
+                    input_bf16_value(inputs_, seed_, stream_id, changes.first));
     }
-    if (validation.input_changes == before) return;
+    if (writes.count == 0) return writes;
     fill_inputs_bf16(inputs_, a_.get(), a_.size(), seed_, kStreamA, stream);
     fill_inputs_bf16(inputs_, b_.get(), b_.size(), seed_, kStreamB, stream);
     wait_for_stream(stream, kHangSlackSeconds);
+    return writes;
   }
 
  private:
   static constexpr uint32_t kStreamA = 0, kStreamB = 1;  // the generator's streams: A and B independent
-
-  static float bf16_value_at(const bf16* data, size_t index) {
-    bf16 value;
-    CUDA_CHECK(cudaMemcpy(&value, data + index, sizeof value, cudaMemcpyDeviceToHost));
-    return __bfloat162float(value);
-  }
 
   Shape shape_;
   DeviceBuffer<bf16> a_, b_, reference_;
@@ -255,13 +247,10 @@ class NvtxRange {
 // reference did (check_inputs writes changed inputs afresh), and a write into them is not also reported as a
 // reference that disagrees with the samples.
 Validation validate_output_and_inputs(const ProblemBuffers& buffers, int output, uint64_t seed, cudaStream_t stream) {
-  Validation inputs;
-  buffers.check_inputs(inputs, stream);
+  const InputWrites input_writes = buffers.check_inputs(stream);
   Validation validation = validate(buffers.problem(output), buffers.reference(), kGuardElements, seed, stream,
                                    buffers.inputs());
-  validation.input_changes = inputs.input_changes;
-  validation.first_input_change = inputs.first_input_change;
-  validation.input_change_culprit = inputs.input_change_culprit;
+  validation.input_writes = input_writes;
   return validation;
 }
 
@@ -580,7 +569,7 @@ int command_compare(const CompareCommand& command) {
     std::vector<std::optional<PowerClockSummary>> powers;  // NVML's clock and power over each timing
     // A and B after the timing: alone, after each kernel; interleaved, once for all the kernels timed together,
     // since a write into them cannot be told apart by kernel there.
-    std::vector<Validation> inputs_after(timed.size());
+    std::vector<InputWrites> inputs_after(timed.size());
     if (settings.blocked) {
       // Each kernel alone, as a program calling one GEMM in a loop runs it: first kBlockedWarmupSeconds of it
       // back to back, then its warm-up and at least kBlockedTimedSeconds of timed reps. Under a power limit it is
@@ -595,22 +584,21 @@ int command_compare(const CompareCommand& command) {
         timings.push_back(
             time_interleaved(std::span(&launch, 1), alone, flusher, stream.get(), [&] { sampler.start(); }).front());
         powers.push_back(sampler.stop());
-        buffers.check_inputs(inputs_after[timings.size() - 1], stream.get());
+        inputs_after[timings.size() - 1] = buffers.check_inputs(stream.get());
       }
     } else {
       NvmlSampler sampler(gpu.pci_bus_id);
       timings = time_interleaved(timed, timing_settings, flusher, stream.get(), [&] { sampler.start(); });
       powers.assign(timings.size(), sampler.stop());
-      Validation all;
-      all.input_change_culprit = timed.size() == 1 ? "the kernel" : "one of the kernels timed together";
-      buffers.check_inputs(all, stream.get());
+      InputWrites all = buffers.check_inputs(stream.get());
+      if (timed.size() > 1) all.culprit = "one of the kernels timed together";
       inputs_after.assign(timed.size(), all);
     }
     std::optional<double> cublas_ms;
     for (size_t i = 0; i < timings.size(); ++i) {
       ResultRow& row = rows[timed_rows[i]];
-      if (!inputs_after[i].passed()) {
-        row.status = "wrong after the timed reps: " + inputs_after[i].failure_summary();
+      if (inputs_after[i].count > 0) {
+        row.status = "wrong after the timed reps: " + inputs_after[i].summary();
         any_wrong = true;
         continue;
       }

@@ -9,6 +9,7 @@
 
 #include "common/cuda_check.h"
 #include "common/device_buffer.h"
+#include "common/gemm_problem.h"
 
 namespace gemm {
 
@@ -23,6 +24,14 @@ class Stream {
  private:
   cudaStream_t stream_ = nullptr;
 };
+
+// One element of device memory, copied to the host (a synchronous copy on the legacy stream: call it once the
+// work that wrote the element is known to be done).
+inline bf16 copy_element_to_host(const bf16* element) {
+  bf16 value;
+  CUDA_CHECK(cudaMemcpy(&value, element, sizeof value, cudaMemcpyDeviceToHost));
+  return value;
+}
 
 class Event {
  public:

@@ -5,6 +5,7 @@
 
 #include "common/cuda_check.h"
 #include "common/mbarrier.h"
+#include "runner/device.h"
 #include "runner/random.h"
 #include "runner/tolerance.h"
 
@@ -21,12 +22,6 @@ __global__ void hang_kernel() {
 
 // Writes through a null pointer: an illegal address, the error a kernel indexing past its buffers causes.
 __global__ void illegal_address_kernel(bf16* nowhere) { nowhere[threadIdx.x] = __float2bfloat16(1.0f); }
-
-bf16 read_element(const bf16* element) {
-  bf16 value;
-  CUDA_CHECK(cudaMemcpy(&value, element, sizeof value, cudaMemcpyDeviceToHost));
-  return value;
-}
 
 // Plants `value` at `element` and returns once the device holds it. A plain cudaMemcpy from host memory may
 // return before the copy lands, and the validation that follows runs on the runner's non-blocking stream,
@@ -71,7 +66,7 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));  // only reached when the stream's work is known to be done
   if (fault == Fault::kReference) {
-    const bf16 value = far_outside_tolerance(read_element(reference), problem.k);
+    const bf16 value = far_outside_tolerance(copy_element_to_host(reference), problem.k);
     write_element(reference, value, stream);
     return "R[0, 0]";
   }
@@ -91,7 +86,7 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
   const int64_t row = uniform_int(rng, 0, problem.m - 1);
   const int64_t col = uniform_int(rng, 0, problem.n - 1);
   bf16* element = problem.c + row * problem.n + col;
-  bf16 value = read_element(element);
+  bf16 value = copy_element_to_host(element);
   switch (fault) {
     case Fault::kWrongValue: value = far_outside_tolerance(value, problem.k); break;
     case Fault::kUnwritten: value = __ushort_as_bfloat16(kPoisonBits); break;

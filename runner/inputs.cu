@@ -115,4 +115,9 @@ float ternary_bf16_value(uint64_t seed, uint32_t stream_id, uint64_t index) {
   return ternary_value(seed, stream_id, index);
 }
 
+float input_bf16_value(InputKind kind, uint64_t seed, uint32_t stream_id, uint64_t index) {
+  return kind == InputKind::kExact ? ternary_bf16_value(seed, stream_id, index)
+                                   : uniform_bf16_value(seed, stream_id, index);
+}
+
 }  // namespace gemm

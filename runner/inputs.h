@@ -38,5 +38,7 @@ void fill_poison(bf16* data, size_t count, cudaStream_t stream);
 float uniform_bf16_value(uint64_t seed, uint32_t stream_id, uint64_t index);
 // The value fill_ternary_bf16 writes at index i, computed on the host (used by tests).
 float ternary_bf16_value(uint64_t seed, uint32_t stream_id, uint64_t index);
+// The value fill_inputs_bf16(kind, ...) writes at index i, computed on the host.
+float input_bf16_value(InputKind kind, uint64_t seed, uint32_t stream_id, uint64_t index);
 
 }  // namespace gemm

@@ -115,9 +115,7 @@ __global__ void guard_kernel(const bf16* before, const bf16* after, size_t guard
 }
 
 uint16_t read_bits(const bf16* matrix, size_t index) {
-  uint16_t bits;
-  CUDA_CHECK(cudaMemcpy(&bits, matrix + index, sizeof bits, cudaMemcpyDeviceToHost));
-  return bits;
+  return __bfloat16_as_ushort(copy_element_to_host(matrix + index));
 }
 
 float bf16_bits_to_float(uint16_t bits) { return std::bit_cast<float>(uint32_t{bits} << 16); }
@@ -163,28 +161,32 @@ uint64_t Validation::failures() const {
   return total;
 }
 
-void record_input_changes(Validation& validation, const char* matrix, uint64_t changes, uint64_t first, int k,
-                          float value, float expected) {
+void InputWrites::record(const char* matrix, uint64_t changes, uint64_t first_index, int k, float value,
+                         float expected) {
   if (changes == 0) return;
-  if (validation.input_changes == 0) {
-    ElementReport& report = validation.first_input_change;
-    report.matrix = matrix;
-    report.row = static_cast<int64_t>(first / static_cast<uint64_t>(k));
-    report.col = static_cast<int64_t>(first % static_cast<uint64_t>(k));
-    report.value = value;
-    report.expected = expected;
-    report.status = ElementStatus::kWrong;
+  if (count == 0) {
+    first.matrix = matrix;
+    first.row = static_cast<int64_t>(first_index / static_cast<uint64_t>(k));
+    first.col = static_cast<int64_t>(first_index % static_cast<uint64_t>(k));
+    first.value = value;
+    first.expected = expected;
+    first.status = ElementStatus::kWrong;
   }
-  validation.input_changes += changes;
+  count += changes;
+}
+
+std::string InputWrites::summary() const {
+  if (count == 0) return "";
+  std::ostringstream text;
+  text << culprit << " wrote into its inputs: " << count << " elements of A and B changed; first " << first.matrix
+       << "[" << first.row << ", " << first.col << "] = " << first.value << ", the runner wrote " << first.expected;
+  return text.str();
 }
 
 std::string Validation::failure_summary() const {
   std::ostringstream text;
-  if (input_changes > 0) {  // the cause of anything else wrong: say it first
-    const ElementReport& change = first_input_change;
-    text << input_change_culprit << " wrote into its inputs: " << input_changes << " elements of A and B changed; first "
-         << change.matrix << "[" << change.row << ", " << change.col << "] = " << change.value << ", the runner wrote "
-         << change.expected;
+  if (input_writes.count > 0) {  // the cause of anything else wrong: say it first
+    text << input_writes.summary();
     if (failures() == 0 && sample_kernel_failures == 0 && !reference_failed()) return text.str();
     text << "; also ";
   }

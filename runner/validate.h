@@ -25,6 +25,19 @@ struct ElementReport {
   std::string describe() const;  // "C[12, 7] = nan (NaN), expected 3.25"
 };
 
+// Elements of A and B that no longer hold what the runner wrote there: a kernel that wrote into its inputs,
+// which would otherwise be blamed on the next kernel to read them.
+struct InputWrites {
+  uint64_t count = 0;
+  ElementReport first;  // matrix "A" (row, k) or "B" (column, k); `expected` is what the runner wrote
+  std::string culprit = "the kernel";  // who is blamed in the summary
+
+  // Adds `changes` elements of `matrix` ("A" or "B", row-major with k columns), the first at linear index
+  // `first_index`, holding `value` where the runner wrote `expected`.
+  void record(const char* matrix, uint64_t changes, uint64_t first_index, int k, float value, float expected);
+  std::string summary() const;  // one line, empty when nothing changed
+};
+
 struct Validation {
   std::array<uint64_t, static_cast<size_t>(ElementStatus::kCount)> counts{};  // elements per status
   ElementReport first_failure;  // the first failing element (row-major; inside C before the guard band)
@@ -36,25 +49,16 @@ struct Validation {
   int sample_reference_failures = 0;
   ElementReport first_sample_failure;     // of the kernel
   ElementReport first_reference_failure;  // of the reference
-  // Elements of A and B that no longer hold what the runner wrote there (record_input_changes): a kernel that
-  // wrote into its inputs, which would otherwise be blamed on the next kernel to read them.
-  uint64_t input_changes = 0;
-  ElementReport first_input_change;  // matrix "A" (row, k) or "B" (column, k); `expected` is what the runner wrote
-  std::string input_change_culprit = "the kernel";  // who is blamed in the summary
+  InputWrites input_writes;  // elements of A and B the kernel changed
 
   uint64_t failures() const;  // elements of C (and its guard bands) that failed
   bool passed() const {
-    return failures() == 0 && input_changes == 0 && sample_kernel_failures == 0 && sample_reference_failures == 0;
+    return failures() == 0 && input_writes.count == 0 && sample_kernel_failures == 0 && sample_reference_failures == 0;
   }
   // Whether the cuBLAS reference itself disagrees with the fp64 samples (then no kernel can be judged).
   bool reference_failed() const { return sample_reference_failures > 0; }
   std::string failure_summary() const;  // one line: what failed, how many, the first one
 };
-
-// Adds to `validation` the elements of `matrix` ("A" or "B", `rows` × k, row-major) that changed:
-// `changes` of them, the first at linear index `first`, holding `value` where the runner wrote `expected`.
-void record_input_changes(Validation& validation, const char* matrix, uint64_t changes, uint64_t first, int k,
-                          float value, float expected);
 
 // Compare problem.c with `reference` (both m × n) elementwise; check the `guard_elements` poisoned elements
 // just before and just after problem.c; and check both C and R against an fp64 dot product of the problem's

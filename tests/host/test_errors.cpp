@@ -83,14 +83,14 @@ TEST(ValidationSummary, GivesTheWorstErrorAsAMultipleOfTheTolerance) {
 
 TEST(ValidationSummary, NamesAWriteIntoTheInputsFirst) {
   Validation validation;
-  record_input_changes(validation, "B", 2, 3 * 136 + 17, 136, 2.0f, -0.5f);  // linear index -> B[3, 17]
-  record_input_changes(validation, "A", 1, 0, 136, 1.0f, 0.25f);           // counted, not the first
+  validation.input_writes.record("B", 2, 3 * 136 + 17, 136, 2.0f, -0.5f);  // linear index -> B[3, 17]
+  validation.input_writes.record("A", 1, 0, 136, 1.0f, 0.25f);           // counted, not the first
   EXPECT_FALSE(validation.passed()) << "nothing in C failed, but the inputs changed";
   EXPECT_EQ(validation.failures(), 0u);
-  EXPECT_EQ(validation.input_changes, 3u);
+  EXPECT_EQ(validation.input_writes.count, 3u);
   EXPECT_EQ(validation.failure_summary(),
             "the kernel wrote into its inputs: 3 elements of A and B changed; first B[3, 17] = 2, the runner wrote -0.5");
-  validation.input_change_culprit = "one of the kernels timed together";
+  validation.input_writes.culprit = "one of the kernels timed together";
   validation.counts[static_cast<size_t>(ElementStatus::kWrong)] = 4;
   validation.first_failure = {4, 5, 0, 1.5f, 1.0, ElementStatus::kWrong};
   const std::string summary = validation.failure_summary();
@@ -100,9 +100,10 @@ TEST(ValidationSummary, NamesAWriteIntoTheInputsFirst) {
 
 TEST(ValidationSummary, RecordsNoInputChangeWhenThereIsNone) {
   Validation validation;
-  record_input_changes(validation, "A", 0, 0, 8, 0.0f, 0.0f);
+  validation.input_writes.record("A", 0, 0, 8, 0.0f, 0.0f);
   EXPECT_TRUE(validation.passed());
   EXPECT_EQ(validation.failure_summary(), "");
+  EXPECT_EQ(validation.input_writes.summary(), "");
 }
 
 }  // namespace
