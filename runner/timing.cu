@@ -77,9 +77,6 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
                                      const std::function<void()>& after_warmup) {
   const int kernels = static_cast<int>(launches.size());
   if (kernels == 0) return {};
-  double rep_limit = 0;  // the watchdog's limit for one rep of every launch
-  for (const TimedLaunch& timed : launches) rep_limit += timed.time_limit_seconds;
-
   // Warm-up: each launch waited for in turn, within its own limit and naming it if it hangs.
   std::vector<Event> warmed(static_cast<size_t>(settings.warmup) * kernels);
   for (int rep = 0; rep < settings.warmup; ++rep)
@@ -91,8 +88,7 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
     const TimedLaunch& timed = launches[run % kernels];
     const ErrorContext context(activity_of(timed));
     wait_for_event(warmed[run].get(), timed.time_limit_seconds);
-  }
-  wait_for_stream(stream, rep_limit);
+  }  // the last warm-up's event is the last thing enqueued: the stream is idle now
   if (after_warmup) after_warmup();
 
   std::vector<Timing> timings(kernels);
