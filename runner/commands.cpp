@@ -41,6 +41,14 @@ const KernelInfo& require_kernel(int id) {
   return *kernel;
 }
 
+// The width of the name column in the list and in check's lines: 18, or more where a name needs it (the
+// experiments' names can be long).
+int kernel_name_width() {
+  size_t width = 18;
+  for (const KernelInfo& kernel : all_kernels()) width = std::max(width, kernel.name.size() + 2);
+  return static_cast<int>(width);
+}
+
 std::string kernel_label(const KernelInfo& kernel) {
   return "kernel " + std::to_string(kernel.id) + " (" + std::string(kernel.name) + ")";
 }
@@ -331,10 +339,11 @@ int command_list(const ListCommand& command) {
     return kExitOk;
   }
 
-  std::cout << std::left << std::setw(4) << "id" << std::setw(18) << "name" << std::setw(9) << "arch" << std::setw(40)
-            << "shapes" << std::setw(6) << "here" << "technique\n";
+  const int names = kernel_name_width();
+  std::cout << std::left << std::setw(4) << "id" << std::setw(names) << "name" << std::setw(9) << "arch"
+            << std::setw(40) << "shapes" << std::setw(6) << "here" << "technique\n";
   for (const KernelInfo& kernel : all_kernels()) {
-    std::cout << std::left << std::setw(4) << kernel.id << std::setw(18) << kernel.name << std::setw(9)
+    std::cout << std::left << std::setw(4) << kernel.id << std::setw(names) << kernel.name << std::setw(9)
               << arch_name(kernel.arch) << std::setw(40) << shape_rule_text(kernel.shape_rule) << std::setw(6)
               << (gpu ? (here(kernel) ? "yes" : "no") : "-") << kernel.technique << "\n";
     if (resources.count(kernel.id)) std::cout << "    " << resources[kernel.id] << "\n";
@@ -465,7 +474,8 @@ int command_check(const CheckCommand& command) {
         ++checks;
         std::ostringstream line;
         line << std::left << std::setw(6) << (validation.passed() ? "ok" : "FAIL") << std::setw(4) << kernel->id
-             << std::setw(18) << kernel->name << std::setw(20) << to_string(shape) << "seed " << std::setw(12) << seed;
+             << std::setw(kernel_name_width()) << kernel->name << std::setw(20) << to_string(shape) << "seed "
+             << std::setw(12) << seed;
         if (validation.passed()) {
           line << "max error " << format_ratio(validation.max_rel_err) << " of tolerance, rel L2 "
                << format_sci(validation.rel_l2_err);

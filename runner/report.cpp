@@ -147,13 +147,16 @@ void write_markdown(std::ostream& out, const Environment& environment, const Com
 }
 
 void write_table(std::ostream& out, const std::vector<ResultRow>& rows) {
-  out << std::left << std::setw(4) << "id" << std::setw(18) << "name" << std::right << std::setw(20) << "shape"
+  size_t name_width = 18;  // wider when a name needs it (experiments' names can be long)
+  for (const ResultRow& row : rows) name_width = std::max(name_width, row.name.size() + 2);
+  const int names = static_cast<int>(name_width);
+  out << std::left << std::setw(4) << "id" << std::setw(names) << "name" << std::right << std::setw(20) << "shape"
       << std::setw(11) << "ms" << std::setw(10) << "TFLOP/s" << std::setw(11) << "vs cuBLAS" << std::setw(11)
       << "max rel" << "  " << "status\n";
   for (const ResultRow& row : rows) {
     const std::string shape = std::to_string(row.m) + "x" + std::to_string(row.n) + "x" + std::to_string(row.k);
-    out << std::left << std::setw(4) << row.kernel << std::setw(18) << row.name << std::right << std::setw(20) << shape
-        << std::setw(11) << format_number(row.ms_median, 4) << std::setw(10) << format_number(row.tflops, 1)
+    out << std::left << std::setw(4) << row.kernel << std::setw(names) << row.name << std::right << std::setw(20)
+        << shape << std::setw(11) << format_number(row.ms_median, 4) << std::setw(10) << format_number(row.tflops, 1)
         << std::setw(11) << format_number(row.vs_cublas, 2) << std::setw(11) << format_number(row.max_rel_err, 1, true)
         << "  " << row.status << "\n";
   }

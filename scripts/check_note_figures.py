@@ -16,6 +16,13 @@ Every figure must be the CSV's number written at the precision shown: TFLOP/s of
 (`tflops`), the ratio to cuBLAS and the speed-up over the kernel named in "vs NN" (both ratios of the
 `ms_median` times). Numbers are formatted as Python formats them, like scripts/update_readme_table.py.
 
+A table of several kernels side by side (a chapter and its variants) names a kernel id at the head of each column
+and gives TFLOP/s with the ratio to cuBLAS in brackets:
+
+    | shape | 06: bands of 16 | 61: row-major |
+    |---|---:|---:|
+    | 4096³ | 684 (0.90) | 631 (0.83) |
+
 With --fix the figures that differ are rewritten in place from the CSV (at the precision shown), for when the
 results are measured again; the prose around the tables is not touched.
 
@@ -34,6 +41,8 @@ from typing import Optional, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = re.compile(r"^\|\s*shape\s*\|\s*(\d+) TFLOP/s\s*\|\s*cuBLAS\s*\|\s*ratio\s*\|(?:\s*vs (\d+)\s*\|)?\s*$")
 CSV_LINK = re.compile(r"\]\(([^)]*compare\.csv)\)")
+COLUMN_KERNEL = re.compile(r"(\d+): \S")  # a side-by-side table's column head
+SPEED_AND_RATIO = re.compile(r"(\S+) \((\S+)\)")
 
 
 class InputError(Exception):
@@ -67,11 +76,26 @@ def shown(value: float, cell: str) -> str:
     return f"{value:.{digits}f}"
 
 
+def table_cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def side_by_side_kernels(line: str) -> Optional[list[int]]:
+    """The kernel ids of a side-by-side table's head (`| shape | 06: ... | 61: ... |`), else None."""
+    if not line.startswith("|"):
+        return None
+    cells = table_cells(line)
+    if len(cells) < 2 or cells[0] != "shape":
+        return None
+    heads = [COLUMN_KERNEL.match(cell) for cell in cells[1:]]
+    return [int(head[1]) for head in heads] if all(heads) else None
+
+
 def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str]]:
     """(tables checked, problems) for one note; with `fix`, the note is rewritten with the CSV's figures."""
     text = note.read_text(encoding="utf-8")
     lines = text.splitlines()
-    tables = [i for i, line in enumerate(lines) if HEADER.match(line)]
+    tables = [i for i, line in enumerate(lines) if HEADER.match(line) or side_by_side_kernels(line)]
     if not tables:
         return 0, []
     problems = []
@@ -83,12 +107,12 @@ def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str
         link = links[-1][1]
         results = load_csv((note.parent / link).resolve())
         header = HEADER.match(lines[start])
-        kernel, previous = int(header[1]), int(header[2]) if header[2] else None
+        columns = None if header else side_by_side_kernels(lines[start])
         for number in range(start + 2, len(lines)):
             line = lines[number]
             if not line.startswith("|"):
                 break
-            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            cells = table_cells(line)
             shape = parse_shape(cells[0])
             where = f"{note.name}:{number + 1} ({cells[0]})"
 
@@ -98,14 +122,25 @@ def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str
                     raise InputError(f"{where}: no measurement of kernel {kernel_id} in {link}")
                 return found
 
-            ours, cublas = row(kernel), row(0)
-            # Ratios from the median times (the CSV's vs_cublas is the same ratio rounded to 3 decimals).
-            expected = [shown(float(ours["tflops"]), cells[1]), shown(float(cublas["tflops"]), cells[2]),
-                        shown(float(cublas["ms_median"]) / float(ours["ms_median"]), cells[3])]
-            if previous is not None:
-                speedup = float(row(previous)["ms_median"]) / float(ours["ms_median"])
-                expected.append(shown(speedup, cells[4].rstrip("×")) + "×")
-            names = ["TFLOP/s", "cuBLAS", "ratio", f"vs {previous:02d}" if previous is not None else ""]
+            def ratio(kernel_id: int, over: int = 0) -> float:  # from the median times (the CSV's are rounded)
+                return float(row(over)["ms_median"]) / float(row(kernel_id)["ms_median"])
+
+            if header:
+                kernel, previous = int(header[1]), int(header[2]) if header[2] else None
+                expected = [shown(float(row(kernel)["tflops"]), cells[1]), shown(float(row(0)["tflops"]), cells[2]),
+                            shown(ratio(kernel), cells[3])]
+                if previous is not None:
+                    expected.append(shown(ratio(kernel, previous), cells[4].rstrip("×")) + "×")
+                names = ["TFLOP/s", "cuBLAS", "ratio", f"vs {previous:02d}" if previous is not None else ""]
+            else:
+                expected, names = [], []
+                for kernel, cell in zip(columns, cells[1:]):
+                    figures = SPEED_AND_RATIO.fullmatch(cell)
+                    if not figures:
+                        raise InputError(f"{where}: {cell!r} is not 'TFLOP/s (ratio to cuBLAS)'")
+                    expected.append(f"{shown(float(row(kernel)['tflops']), figures[1])} "
+                                    f"({shown(ratio(kernel), figures[2])})")
+                    names.append(f"kernel {kernel}")
             for name, cell, want in zip(names, cells[1:], expected):
                 if cell != want:
                     problems.append(f"{where}: {name} says {cell}, {link} gives {want}")

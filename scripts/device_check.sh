@@ -7,10 +7,14 @@
 #
 #   scripts/device_check.sh OUTPUT_DIR [--steps LIST] [-- gemm compare arguments...]
 #
-# LIST is a comma-separated subset of build,compare,ceilings,tests,sanitize,profile (default: all of them, in
-# that order; build is always done when its output is missing). The compare runs first, on a cool GPU: the
-# later steps heat it. Logs and reports land in OUTPUT_DIR/device_check.tgz, the summary in
-# OUTPUT_DIR/summary.txt and the compare reports in OUTPUT_DIR/compare/. Kernel ids come from `gemm list`.
+# LIST is a comma-separated subset of build,compare,ceilings,tests,sanitize,profile,variants (default: all but
+# variants, in that order; build is always done when a step needs its output and it is missing). The compare runs
+# first, on a cool GPU: the later steps heat it. Logs and reports land in OUTPUT_DIR/device_check.tgz, the summary
+# in OUTPUT_DIR/summary.txt and the compare reports in OUTPUT_DIR/compare/. Kernel ids come from `gemm list`.
+# The variants step writes the chapter variants of bench/variants.json (scripts/make_variants.py), builds them
+# beside the ladder in BUILD_DIR-variants, checks them and their chapters on the suite and, if all pass, times
+# them with `gemm compare --out OUTPUT_DIR/variants` at VARIANT_SHAPES (default: the shapes the notes' variant
+# tables show), 30 reps.
 # If a folder .deps/ (a CMake prefix with CLI11 and nlohmann-json) sits in the repository root, the build
 # uses it: a GPU machine may lack those headers and have no network to install them.
 set -uo pipefail
@@ -33,6 +37,7 @@ prefix_args=()
 finish() {
   tar czf "$out/device_check.tgz" -C "$work" . 2>/dev/null
   [ -d "$work/compare" ] && cp -r "$work/compare" "$out/"
+  [ -d "$work/variants" ] && cp -r "$work/variants" "$out/"
   tee "$out/summary.txt" <"$work/summary.txt"
 }
 
@@ -44,7 +49,8 @@ finish() {
   echo "repository at $PWD"
 } >"$work/environment.txt" 2>&1
 
-if want build || [ ! -x "$build/gemm" ]; then
+needs_ladder_build() { want build || want compare || want ceilings || want tests || want sanitize || want profile; }
+if want build || { needs_ladder_build && [ ! -x "$build/gemm" ]; }; then
   echo "== configure + build (sm_90a)"
   start=$(date +%s)
   if ! cmake -S . -B "$build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a "${prefix_args[@]}" >"$work/configure.log" 2>&1 ||
@@ -56,11 +62,12 @@ if want build || [ ! -x "$build/gemm" ]; then
   echo "build took $(( $(date +%s) - start )) s" >>"$work/environment.txt"
 fi
 gemm=$build/gemm
-ladder_ids=$("$gemm" list --json | python3 -c '
+ladder_ids=
+needs_ladder_build && ladder_ids=$("$gemm" list --json | python3 -c '
 import json, sys
 print(" ".join(str(k["id"]) for k in json.load(sys.stdin)["kernels"] if k["runs_here"] and k["id"] != 0))')
 
-compare=skipped gpu_tests=skipped sanitize=skipped
+compare=skipped gpu_tests=skipped sanitize=skipped variants=skipped
 if want compare; then
   echo "== compare"
   timeout 570 "$gemm" compare --out "$work/compare" "$@" >"$work/compare.txt" 2>&1
@@ -87,6 +94,27 @@ if want profile; then
     timeout 120 scripts/profile.sh "$gemm" "$id" "${PROFILE_SIZE:-4096}" >"$work/profile_$id.txt" 2>&1
   done
 fi
+if want variants; then
+  echo "== variants"
+  variants_build=$build-variants
+  variant_ids=$(python3 scripts/make_variants.py --print-ids)
+  if ! python3 scripts/make_variants.py "$variants_build/variants" >"$work/variants_build.log" 2>&1 ||
+     ! cmake -S . -B "$variants_build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a "${prefix_args[@]}" \
+       -DGEMM_EXPERIMENTS_DIR="$PWD/$variants_build/variants" >>"$work/variants_build.log" 2>&1 ||
+     ! cmake --build "$variants_build" -j16 --target gemm >>"$work/variants_build.log" 2>&1; then
+    variants=1
+    echo "VARIANTS BUILD FAILED" >"$work/variants_check.txt"
+  else
+    timeout 300 "$variants_build/gemm" check "$variant_ids" --shapes suite --timeout 10 >"$work/variants_check.txt" 2>&1
+    variants=$?
+    if [ "$variants" = 0 ]; then
+      shapes=${VARIANT_SHAPES:-4096x4096x4096,8192x8192x8192,16384x16384x16384,4096x14336x4096,16384x4096x14336}
+      timeout 400 "$variants_build/gemm" compare --kernels "$variant_ids" --shapes "$shapes" --reps 30 \
+        --out "$work/variants" >"$work/variants_compare.txt" 2>&1
+      variants=$?
+    fi
+  fi
+fi
 
 {
   echo "== environment"; cat "$work/environment.txt"
@@ -103,9 +131,11 @@ fi
     done
   fi
   [ -f "$work/compare.txt" ] && { echo "== compare"; cat "$work/compare.txt"; }
-  echo "gpu tests: $gpu_tests, sanitizers: $sanitize, compare: $compare"
+  [ -f "$work/variants_check.txt" ] && { echo "== variants: check"; grep -vE "^ok " "$work/variants_check.txt" | tail -5; }
+  [ -f "$work/variants_compare.txt" ] && { echo "== variants: compare"; cat "$work/variants_compare.txt"; }
+  echo "gpu tests: $gpu_tests, sanitizers: $sanitize, compare: $compare, variants: $variants"
 } >"$work/summary.txt"
 finish
-for result in "$compare" "$gpu_tests" "$sanitize"; do
+for result in "$compare" "$gpu_tests" "$sanitize" "$variants"; do
   [ "$result" = 0 ] || [ "$result" = skipped ] || exit 1
 done

@@ -33,6 +33,17 @@ NOTE = textwrap.dedent("""\
     Prose after the table.
     """)
 
+SIDE_BY_SIDE = textwrap.dedent("""\
+    # 02
+
+    Variants ([results](../results/gpu/compare.csv)):
+
+    | shape | 02: the chapter | 01: a variant |
+    |---|---:|---:|
+    | 1024³ | 107 (0.50) | 21.5 (0.100) |
+    | 256 × 512 × 64 | 5.59 (0.33) | 4.2 (0.25) |
+    """)
+
 
 class CheckNoteFiguresTest(unittest.TestCase):
     def setUp(self):
@@ -85,6 +96,28 @@ class CheckNoteFiguresTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertEqual(self.note.read_text(encoding="utf-8"), NOTE)
         self.assertEqual(self.run_script().returncode, 0)
+
+    def test_side_by_side_tables_are_checked_cell_by_cell(self):
+        self.note.write_text(SIDE_BY_SIDE, encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("1 measurement tables", result.stdout)
+        self.note.write_text(SIDE_BY_SIDE.replace("4.2 (0.25)", "4.2 (0.26)").replace("| 107 (", "| 106 ("),
+                             encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("02_second.md:7 (1024³): kernel 2 says 106 (0.50), ../results/gpu/compare.csv gives 107 (0.50)",
+                      result.stdout)
+        self.assertIn("02_second.md:8 (256 × 512 × 64): kernel 1 says 4.2 (0.26)", result.stdout)
+        self.assertEqual(len(result.stdout.strip().splitlines()), 2)
+        self.assertEqual(self.run_script("--fix").returncode, 0)
+        self.assertEqual(self.note.read_text(encoding="utf-8"), SIDE_BY_SIDE)
+
+    def test_side_by_side_cells_without_a_ratio_exit_2(self):
+        self.note.write_text(SIDE_BY_SIDE.replace("21.5 (0.100)", "21.5"), encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 2, result.stdout)
+        self.assertIn("not 'TFLOP/s (ratio to cuBLAS)'", result.stderr)
 
 
 if __name__ == "__main__":
