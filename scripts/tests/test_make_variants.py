@@ -24,7 +24,8 @@ CHAPTER = textwrap.dedent("""\
     constexpr int kStages = 4;  // 4 x 48 KB
     constexpr int kGroupRows = 16;
     constexpr int kGroupRowsMax = 32;
-    GemmLaunch prepare_persistent(const GemmProblem& problem) { return {}; }
+    __global__ void persistent_kernel(int tiles) {}
+    GemmLaunch prepare_persistent(const GemmProblem& problem) { return {persistent_kernel}; }
     }
     """)
 
@@ -50,7 +51,7 @@ class MakeVariantsTest(unittest.TestCase):
         return {"id": 61, "name": "persistent_rows8", "base": 6, "set": {"kGroupRows": 8},
                 "about": "06 in bands of 8", **fields}
 
-    def test_a_variant_changes_only_its_constants_and_its_launcher(self):
+    def test_a_variant_changes_only_its_constants_and_its_names(self):
         result = self.run_script([self.variant(set={"kGroupRows": 8, "kStages": 3})])
         self.assertEqual(result.returncode, 0, result.stderr)
         source = (self.out / "61_persistent_rows8.cu").read_text(encoding="utf-8")
@@ -62,8 +63,10 @@ class MakeVariantsTest(unittest.TestCase):
             "+ constexpr int kStages = 3;  // 4 x 48 KB",
             "- constexpr int kGroupRows = 16;",
             "+ constexpr int kGroupRows = 8;",
-            "- GemmLaunch prepare_persistent(const GemmProblem& problem) { return {}; }",
-            "+ GemmLaunch prepare_persistent_rows8(const GemmProblem& problem) { return {}; }",
+            "- __global__ void persistent_kernel(int tiles) {}",
+            "+ __global__ void persistent_rows8_kernel(int tiles) {}",
+            "- GemmLaunch prepare_persistent(const GemmProblem& problem) { return {persistent_kernel}; }",
+            "+ GemmLaunch prepare_persistent_rows8(const GemmProblem& problem) { return {persistent_rows8_kernel}; }",
         ])
         self.assertEqual((self.out / "registry.inc").read_text(encoding="utf-8").splitlines()[1],
                          'GEMM_KERNEL(61, persistent_rows8, kSm90a, kTmaAligned, "06 in bands of 8")')
@@ -113,6 +116,7 @@ class MakeVariantsTest(unittest.TestCase):
                 for constant, value in variant["set"].items():
                     self.assertRegex(source, rf"\nconstexpr int {constant} = {value};")
                 self.assertIn(f"GemmLaunch prepare_{variant['name']}(const GemmProblem& problem)", source)
+                self.assertRegex(source, rf"__global__[^;{{]*\b{variant['name']}_kernel\(")
 
 
 if __name__ == "__main__":
