@@ -73,7 +73,9 @@ GemmLaunch prepared(const KernelInfo& kernel, const GemmProblem& problem) {
   GemmLaunch launch = kernel.prepare(problem);
   const Event set_up;
   set_up.record(cudaStreamLegacy);
-  wait_for_event(set_up.get(), kHangSlackSeconds);
+  wait_for_event(set_up.get(), kHangSlackSeconds,
+                 "the launcher's set-up (copies on the default stream) did not complete, before the kernel ran: "
+                 "another process or an earlier kernel may be holding the GPU");
   return launch;
 }
 

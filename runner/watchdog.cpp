@@ -29,16 +29,14 @@ double reference_time_limit(int m, int n, int k) {
   return kHangSlackSeconds + 2.0 * m * static_cast<double>(n) * k / kSlowestFlopsPerSecond;
 }
 
-std::string hang_message(const std::string& activity, double limit_seconds) {
+std::string hang_message(const std::string& activity, double limit_seconds, const char* cause) {
   std::ostringstream text;
   text << "gemm: " << (activity.empty() ? std::string("the GPU") : activity) << " did not finish within "
-       << std::fixed << std::setprecision(1) << limit_seconds
-       << " s: the kernel is probably hung (an mbarrier waited on with the wrong phase parity or arrival count, "
-          "or a ring slot released too early); --timeout SECONDS changes the limit";
+       << std::fixed << std::setprecision(1) << limit_seconds << " s: " << cause;
   return text.str();
 }
 
-void wait_for_event(cudaEvent_t event, double limit_seconds) {
+void wait_for_event(cudaEvent_t event, double limit_seconds, const char* cause) {
   const auto start = std::chrono::steady_clock::now();
   auto pause = std::chrono::microseconds(20);
   while (true) {
@@ -49,7 +47,7 @@ void wait_for_event(cudaEvent_t event, double limit_seconds) {
     const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
     if (waited.count() > limit_seconds) {
       std::fflush(stdout);
-      const std::string message = hang_message(ErrorContext::current(), limit_seconds) + "\n";
+      const std::string message = hang_message(ErrorContext::current(), limit_seconds, cause) + "\n";
       std::fputs(message.c_str(), stderr);
       std::fflush(stderr);
       if (hang_cleanup()) hang_cleanup()();

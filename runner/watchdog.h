@@ -22,8 +22,14 @@ double kernel_time_limit(double cublas_ms);
 // The limit for cuBLAS's first run of an m × n × k product.
 double reference_time_limit(int m, int n, int k);
 
-// The line printed when the limit passes, naming `activity` ("kernel 6 (persistent) at 256x256x64, seed 3").
-std::string hang_message(const std::string& activity, double limit_seconds);
+// What a wait that runs out most likely means (a kernel of the ladder that hangs), and what to do about it.
+inline constexpr const char* kHungKernelCause =
+    "the kernel is probably hung (an mbarrier waited on with the wrong phase parity or arrival count, or a ring "
+    "slot released too early); --timeout SECONDS changes the limit";
+
+// The line printed when the limit passes, naming `activity` ("kernel 6 (persistent) at 256x256x64, seed 3") and
+// the likely `cause`.
+std::string hang_message(const std::string& activity, double limit_seconds, const char* cause = kHungKernelCause);
 
 // What to do just before the watchdog ends the process (remove an --out directory the run created, so a
 // hung run leaves nothing behind); an empty function clears it.
@@ -36,7 +42,7 @@ void set_hang_cleanup(std::function<void()> cleanup);
 void wait_for_stream(cudaStream_t stream, double limit_seconds);
 
 // The same for the work before `event`, already recorded (the runner's timed reps wait for each launch in
-// turn, so each gets its own limit and a hang names the launch).
-void wait_for_event(cudaEvent_t event, double limit_seconds);
+// turn, so each gets its own limit and a hang names the launch); `cause` is what the message blames.
+void wait_for_event(cudaEvent_t event, double limit_seconds, const char* cause = kHungKernelCause);
 
 }  // namespace gemm

@@ -228,5 +228,11 @@ TEST(Watchdog, HangMessageNamesTheActivityTheLimitAndTheLikelyCause) {
   EXPECT_EQ(message.find('\n'), std::string::npos) << "one line";
 }
 
+TEST(Watchdog, HangMessageBlamesTheCauseItIsGiven) {
+  const std::string message = hang_message("kernel 9 (hilbert) at 64x64x64, seed 1", 10, "the set-up did not end");
+  EXPECT_EQ(message, "gemm: kernel 9 (hilbert) at 64x64x64, seed 1 did not finish within 10.0 s: the set-up did not "
+                     "end");
+}
+
 }  // namespace
 }  // namespace gemm
