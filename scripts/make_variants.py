@@ -49,10 +49,15 @@ def read_spec(path: Path) -> list[dict]:
         variants = json.loads(path.read_text(encoding="utf-8"))["variants"]
     except (OSError, ValueError, KeyError) as error:
         raise InputError(f"{path}: cannot read the variants ({error})") from None
+    types = {"id": int, "name": str, "base": int, "set": dict, "about": str}
     for variant in variants:
-        missing = {"id", "name", "base", "set", "about"} - variant.keys()
+        missing = types.keys() - variant.keys()
         if missing:
             raise InputError(f"{path}: variant {variant.get('id', '?')} lacks {', '.join(sorted(missing))}")
+        wrong = [key for key, kind in types.items() if not isinstance(variant[key], kind)]
+        wrong += [f"set.{key}" for key, value in variant["set"].items() if not isinstance(value, int)]
+        if wrong:
+            raise InputError(f"{path}: variant {variant['id']}: {', '.join(wrong)} of the wrong type")
     return variants
 
 
@@ -71,12 +76,14 @@ def set_constant(source: str, name: str, value: int, where: str) -> tuple[str, s
 def make_variant(variant: dict, ladder: dict[int, dict[str, str]], root: Path) -> tuple[str, str, str]:
     """(file name, source, registry line) of one variant."""
     vid, name, base = variant["id"], variant["name"], variant["base"]
-    if not isinstance(vid, int) or not 10 <= vid <= 99:
+    if not 10 <= vid <= 99:
         raise InputError(f"variant {vid}: ids are two digits")
     if vid in ladder:
         raise InputError(f"variant {vid}: the id is the ladder's ({ladder[vid]['name']})")
     if not NAME.fullmatch(name):
         raise InputError(f"variant {vid}: the name {name!r} is not lower_snake_case")
+    if any(chapter["name"] == name for chapter in ladder.values()):
+        raise InputError(f"variant {vid}: the name {name} is a chapter's")
     if base not in ladder:
         raise InputError(f"variant {vid}: no chapter {base} in kernels/registry.inc")
     if not variant["set"]:
@@ -86,7 +93,7 @@ def make_variant(variant: dict, ladder: dict[int, dict[str, str]], root: Path) -
     source = (root / chapter_file).read_text(encoding="utf-8")
     changes = []
     for constant, value in variant["set"].items():
-        source, old = set_constant(source, constant, int(value), f"variant {vid} ({chapter_file})")
+        source, old = set_constant(source, constant, value, f"variant {vid} ({chapter_file})")
         changes.append(f"{constant} = {value} (was {old})")
     launcher = f"prepare_{chapter['name']}"
     if len(re.findall(rf"\b{launcher}\b", source)) != 1:
@@ -110,7 +117,7 @@ def ids_in_order(variants: list[dict]) -> list[int]:
     for variant in variants:
         if variant["base"] not in ordered:
             ordered.append(variant["base"])
-    return [id_ for base in list(ordered) for id_ in [base] + [v["id"] for v in variants if v["base"] == base]]
+    return [id_ for base in ordered for id_ in [base] + [v["id"] for v in variants if v["base"] == base]]
 
 
 def main(argv: list[str]) -> int:

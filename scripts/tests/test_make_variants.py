@@ -81,6 +81,9 @@ class MakeVariantsTest(unittest.TestCase):
             "lower_snake_case": self.variant(name="Rows8"),
             "sets no constant": self.variant(set={}),
             "lacks about": {key: value for key, value in self.variant().items() if key != "about"},
+            "a chapter's": self.variant(name="tcgen05"),
+            "set.kGroupRows of the wrong type": self.variant(set={"kGroupRows": "8"}),
+            "id of the wrong type": self.variant(id="61"),
         }
         for message, variant in cases.items():
             with self.subTest(message=message):
