@@ -146,27 +146,29 @@ std::string kernel_resources(const GemmLaunch& launch) {
 // there and fails validation as "out of bounds".
 constexpr size_t kGuardElements = 32768;
 
-// A, B, cuBLAS's result R, and `outputs` matrices C (one per kernel timed together, so each kernel's last
-// timed result can be validated), each with a poisoned guard band on both sides.
+// A, B, cuBLAS's result R and a copy of it (to find a kernel that wrote into R), and `outputs` matrices C (one per
+// kernel timed together, so each kernel's last timed result can be validated), each with a poisoned guard band on
+// both sides.
 class ProblemBuffers {
  public:
   ProblemBuffers(const Shape& shape, int outputs) : shape_(shape) {
     const size_t c_elements = static_cast<size_t>(shape.m) * shape.n;
     const size_t elements = static_cast<size_t>(shape.m) * shape.k + static_cast<size_t>(shape.n) * shape.k +
-                            c_elements + outputs * (c_elements + 2 * kGuardElements);
+                            2 * c_elements + outputs * (c_elements + 2 * kGuardElements);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const size_t needed = elements * sizeof(bf16);
     if (needed > free_bytes) {
       std::ostringstream message;
       message << std::fixed << std::setprecision(1) << "out of device memory: " << to_string(shape) << " needs "
-              << needed / 1073741824.0 << " GiB for A, B, " << outputs << " C and the reference; "
+              << needed / 1073741824.0 << " GiB for A, B, " << outputs << " C and the reference (twice); "
               << free_bytes / 1073741824.0 << " GiB are free";
       throw CudaError(message.str());
     }
     a_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.m) * shape.k, "A");
     b_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.n) * shape.k, "B");
     reference_ = DeviceBuffer<bf16>(c_elements, "the reference");
+    reference_copy_ = DeviceBuffer<bf16>(c_elements, "the reference's copy");
     for (int i = 0; i < outputs; ++i) outputs_.emplace_back(c_elements + 2 * kGuardElements, "C");
   }
 
@@ -196,6 +198,7 @@ class ProblemBuffers {
     }
     wait_for_stream(stream, reference_time_limit(shape_.m, shape_.n, shape_.k));
     reference_ms_ = elapsed_ms(start, stop);
+    accept_reference(stream);
   }
 
   GemmProblem problem(int output) const {
@@ -210,10 +213,10 @@ class ProblemBuffers {
   }
   // The elements of A and B that differ from what prepare_inputs wrote (a kernel wrote into its inputs); when
   // there are any, A and B are written afresh, so that the kernels after it read what the reference read.
-  InputWrites check_inputs(cudaStream_t stream) const {
-    InputWrites writes;
+  StrayWrites check_inputs(cudaStream_t stream) const {
+    StrayWrites writes;
     for (const auto& [matrix, data, stream_id] : {std::tuple{"A", &a_, kStreamA}, std::tuple{"B", &b_, kStreamB}}) {
-      const InputChanges changes = find_input_changes(inputs_, data->get(), data->size(), seed_, stream_id, stream);
+      const ElementChanges changes = find_input_changes(inputs_, data->get(), data->size(), seed_, stream_id, stream);
       if (changes.count == 0) continue;
       writes.record(matrix, changes.count, changes.first, shape_.k,
                     __bfloat162float(copy_element_to_host(data->get() + changes.first)),
@@ -225,12 +228,34 @@ class ProblemBuffers {
     wait_for_stream(stream, kHangSlackSeconds);
     return writes;
   }
+  // The elements of R that differ from its copy (a kernel wrote into R); when there are any, R is restored from
+  // the copy, so that the kernels after it are judged against what cuBLAS computed.
+  StrayWrites check_reference(cudaStream_t stream) const {
+    StrayWrites writes;
+    const ElementChanges changes =
+        find_copy_changes(reference_.get(), reference_copy_.get(), reference_.size(), stream);
+    if (changes.count == 0) return writes;
+    writes.record("R", changes.count, changes.first, shape_.n,
+                  __bfloat162float(copy_element_to_host(reference_.get() + changes.first)),
+                  __bfloat162float(copy_element_to_host(reference_copy_.get() + changes.first)));
+    CUDA_CHECK(cudaMemcpyAsync(reference_.get(), reference_copy_.get(), reference_.size() * sizeof(bf16),
+                               cudaMemcpyDeviceToDevice, stream));
+    wait_for_stream(stream, kHangSlackSeconds);
+    return writes;
+  }
+  // R as it is now becomes what check_reference expects: after cuBLAS wrote it, and after the runner changed it
+  // on purpose (the fault `reference`).
+  void accept_reference(cudaStream_t stream) const {
+    CUDA_CHECK(cudaMemcpyAsync(reference_copy_.get(), reference_.get(), reference_.size() * sizeof(bf16),
+                               cudaMemcpyDeviceToDevice, stream));
+    wait_for_stream(stream, kHangSlackSeconds);
+  }
 
  private:
   static constexpr uint32_t kStreamA = 0, kStreamB = 1;  // the generator's streams: A and B independent
 
   Shape shape_;
-  DeviceBuffer<bf16> a_, b_, reference_;
+  DeviceBuffer<bf16> a_, b_, reference_, reference_copy_;
   std::vector<DeviceBuffer<bf16>> outputs_;
   double reference_ms_ = 0;
   InputKind inputs_ = InputKind::kUniform;
@@ -253,14 +278,16 @@ class NvtxRange {
   NvtxRange& operator=(const NvtxRange&) = delete;
 };
 
-// C of `output` validated, and A and B checked: the inputs first, so that the fp64 samples read them as the
-// reference did (check_inputs writes changed inputs afresh), and a write into them is not also reported as a
-// reference that disagrees with the samples.
-Validation validate_output_and_inputs(const ProblemBuffers& buffers, int output, uint64_t seed, cudaStream_t stream) {
-  const InputWrites input_writes = buffers.check_inputs(stream);
+// C of `output` validated, and A, B and R checked for writes: those first, so that the fp64 samples read the inputs
+// the reference read and C is judged against what cuBLAS computed (check_inputs and check_reference restore what
+// changed), and a write into them is not also reported as a reference that disagrees with the samples.
+Validation validate_run(const ProblemBuffers& buffers, int output, uint64_t seed, cudaStream_t stream) {
+  const StrayWrites input_writes = buffers.check_inputs(stream);
+  const StrayWrites reference_writes = buffers.check_reference(stream);
   Validation validation = validate(buffers.problem(output), buffers.reference(), kGuardElements, seed, stream,
                                    buffers.inputs());
   validation.input_writes = input_writes;
+  validation.reference_writes = reference_writes;
   return validation;
 }
 
@@ -273,7 +300,8 @@ Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buff
   if (fault && fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
   wait_for_stream(stream, limit);
   if (fault && !fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
-  return validate_output_and_inputs(buffers, output, seed, stream);
+  if (fault == Fault::kReference) buffers.accept_reference(stream);  // a wrong reference, not a write by the kernel
+  return validate_run(buffers, output, seed, stream);
 }
 
 // The result a kernel left after its timed reps (its C was poisoned before the last one), validated again:
@@ -399,7 +427,7 @@ int command_run(const RunCommand& command) {
   const Timing timing =
       time_interleaved(std::span(&timed, 1), settings, flusher, stream.get(), [&] { sampler.start(); }).front();
   const auto power = sampler.stop();
-  const Validation after = validate_output_and_inputs(buffers, 0, seed, stream.get());
+  const Validation after = validate_run(buffers, 0, seed, stream.get());
   if (!after.passed()) {
     std::cerr << "gemm: " << kernel_label(kernel) << " passed its first check but the result of its last timed rep is "
               << "wrong at " << to_string(command.shape) << " (seed " << seed << "): " << after.failure_summary()
@@ -579,9 +607,15 @@ int command_compare(const CompareCommand& command) {
     const TimingSettings timing_settings{settings.warmup, settings.reps, settings.cold_l2, settings.seed};
     std::vector<Timing> timings;
     std::vector<std::optional<PowerClockSummary>> powers;  // NVML's clock and power over each timing
-    // A and B after the timing: alone, after each kernel; interleaved, once for all the kernels timed together,
-    // since a write into them cannot be told apart by kernel there.
-    std::vector<InputWrites> inputs_after(timed.size());
+    // A, B and R after the timing: alone, after each kernel; interleaved, once for all the kernels timed together,
+    // since a write into them cannot be told apart by kernel there. What a kernel wrote there, as one line.
+    std::vector<std::string> writes_after(timed.size());
+    const auto stray_writes = [&](const char* culprit) {
+      StrayWrites inputs = buffers.check_inputs(stream.get()), reference = buffers.check_reference(stream.get());
+      inputs.culprit = reference.culprit = culprit;
+      const std::string both = inputs.summary() + (inputs.count && reference.count ? "; also " : "");
+      return both + reference.summary();
+    };
     if (settings.blocked) {
       // Each kernel alone, as a program calling one GEMM in a loop runs it: first kBlockedWarmupSeconds of it
       // back to back, then its warm-up and at least kBlockedTimedSeconds of timed reps. Under a power limit it is
@@ -596,21 +630,20 @@ int command_compare(const CompareCommand& command) {
         timings.push_back(
             time_interleaved(std::span(&launch, 1), alone, flusher, stream.get(), [&] { sampler.start(); }).front());
         powers.push_back(sampler.stop());
-        inputs_after[timings.size() - 1] = buffers.check_inputs(stream.get());
+        writes_after[timings.size() - 1] = stray_writes("the kernel");
       }
     } else {
       NvmlSampler sampler(gpu.pci_bus_id);
       timings = time_interleaved(timed, timing_settings, flusher, stream.get(), [&] { sampler.start(); });
       powers.assign(timings.size(), sampler.stop());
-      InputWrites all = buffers.check_inputs(stream.get());
-      if (timed.size() > 1) all.culprit = "one of the kernels timed together";
-      inputs_after.assign(timed.size(), all);
+      writes_after.assign(timed.size(), stray_writes(timed.size() > 1 ? "one of the kernels timed together"
+                                                                       : "the kernel"));
     }
     std::optional<double> cublas_ms;
     for (size_t i = 0; i < timings.size(); ++i) {
       ResultRow& row = rows[timed_rows[i]];
-      if (inputs_after[i].count > 0) {
-        row.status = "wrong after the timed reps: " + inputs_after[i].summary();
+      if (!writes_after[i].empty()) {
+        row.status = "wrong after the timed reps: " + writes_after[i];
         any_wrong = true;
         continue;
       }

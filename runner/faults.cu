@@ -48,10 +48,13 @@ std::optional<Fault> parse_fault(const std::string& text) {
   if (text == "illegal-address") return Fault::kIllegalAddress;
   if (text == "reference") return Fault::kReference;
   if (text == "input") return Fault::kInput;
+  if (text == "reference-write") return Fault::kReferenceWrite;
   return std::nullopt;
 }
 
-const char* fault_names() { return "wrong, unwritten, nan, stray, hang, illegal-address, reference or input"; }
+const char* fault_names() {
+  return "wrong, unwritten, nan, stray, hang, illegal-address, reference, input or reference-write";
+}
 
 std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* reference, uint64_t seed, cudaStream_t stream) {
   if (fault == Fault::kHang) {
@@ -82,6 +85,13 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
     const int64_t k = uniform_int(rng, 0, problem.k - 1);
     write_element(const_cast<bf16*>(problem.a) + row * problem.k + k, __float2bfloat16(2.0f), stream);
     return "A[" + std::to_string(row) + ", " + std::to_string(k) + "]";
+  }
+  if (fault == Fault::kReferenceWrite) {  // what the kernel might write, not what the fp64 samples would catch
+    const int64_t row = uniform_int(rng, 0, problem.m - 1);
+    const int64_t col = uniform_int(rng, 0, problem.n - 1);
+    bf16* element = reference + row * problem.n + col;
+    write_element(element, far_outside_tolerance(copy_element_to_host(element), problem.k), stream);
+    return "R[" + std::to_string(row) + ", " + std::to_string(col) + "]";
   }
   const int64_t row = uniform_int(rng, 0, problem.m - 1);
   const int64_t col = uniform_int(rng, 0, problem.n - 1);

@@ -20,10 +20,11 @@ enum class Fault {
   kIllegalAddress,  // a kernel that writes through a null pointer runs after the kernel: the error is named
   kReference,   // the cuBLAS reference made wrong at C[0, 0] (always sampled): the fp64 check must catch it
   kInput,       // one element of A changed, as by a kernel writing into its inputs: the input check must catch it
+  kReferenceWrite,  // one element of R changed, as by a kernel writing into it: the reference's copy must catch it
 };
 
-// "wrong", "unwritten", "nan", "stray", "hang", "illegal-address", "reference", "input"; nothing for anything
-// else.
+// "wrong", "unwritten", "nan", "stray", "hang", "illegal-address", "reference", "input", "reference-write";
+// nothing for anything else.
 std::optional<Fault> parse_fault(const std::string& text);
 // The accepted names, for error messages.
 const char* fault_names();
@@ -33,7 +34,8 @@ constexpr bool fault_is_a_launch(Fault fault) { return fault == Fault::kHang || 
 
 // Plants `fault`: a launch fault is enqueued on `stream` (call it right after the kernel's launch); the
 // others change one element of problem.c (chosen by `seed`), of the guard band just past it, of `reference`
-// or of problem.a (chosen by `seed`), once the work on `stream` is done.
+// (R[0, 0], or for kReferenceWrite one chosen by `seed`) or of problem.a (chosen by `seed`), once the work on
+// `stream` is done.
 // Returns what was planted ("C[3, 17]").
 std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* reference, uint64_t seed, cudaStream_t stream);
 

@@ -46,12 +46,27 @@ __global__ void fill_uniform_kernel(bf16* data, size_t count, uint64_t seed, uin
 }
 
 // Counts the elements that differ, bit for bit, from what the fill kernels wrote; the lowest index in `first`.
-__global__ void input_changes_kernel(const bf16* data, size_t count, uint64_t seed, uint32_t stream_id, bool ternary,
-                                     unsigned long long* changed, unsigned long long* first) {
+// The bits fill_inputs_bf16 writes at index i, and the bits a copy holds there: what changes_kernel compares with.
+struct GeneratedBits {
+  uint64_t seed;
+  uint32_t stream_id;
+  bool ternary;
+  __device__ uint16_t operator()(size_t i) const {
+    const float value = ternary ? ternary_value(seed, stream_id, i) : uniform_value(seed, stream_id, i);
+    return __bfloat16_as_ushort(__float2bfloat16_rn(value));
+  }
+};
+struct CopiedBits {
+  const bf16* copy;
+  __device__ uint16_t operator()(size_t i) const { return __bfloat16_as_ushort(copy[i]); }
+};
+
+template <class Expected>
+__global__ void changes_kernel(const bf16* data, size_t count, Expected expected, unsigned long long* changed,
+                               unsigned long long* first) {
   unsigned long long mine = 0, lowest = ~0ull;
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x) {
-    const float value = ternary ? ternary_value(seed, stream_id, i) : uniform_value(seed, stream_id, i);
-    if (__bfloat16_as_ushort(data[i]) != __bfloat16_as_ushort(__float2bfloat16_rn(value))) {
+    if (__bfloat16_as_ushort(data[i]) != expected(i)) {
       ++mine;
       lowest = min(lowest, static_cast<unsigned long long>(i));
     }
@@ -70,6 +85,20 @@ __global__ void fill_poison_kernel(bf16* data, size_t count) {
 constexpr int kFillThreads = 256;
 constexpr int kFillBlocks = 4096;  // grid-stride: enough blocks to fill any GPU
 
+// The elements of `data` whose bits differ from expected(i).
+template <class Expected>
+ElementChanges find_changes(const bf16* data, size_t count, Expected expected, cudaStream_t stream) {
+  const DeviceBuffer<unsigned long long> totals(2, "the changed elements' totals");
+  const unsigned long long initial[2] = {0, ~0ull};
+  CUDA_CHECK(cudaMemcpyAsync(totals.get(), initial, sizeof initial, cudaMemcpyHostToDevice, stream));
+  changes_kernel<<<kFillBlocks, kFillThreads, 0, stream>>>(data, count, expected, totals.get(), totals.get() + 1);
+  check_launch("changes_kernel");
+  unsigned long long host[2];
+  CUDA_CHECK(cudaMemcpyAsync(host, totals.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  wait_for_stream(stream, kHangSlackSeconds);  // a pass over a matrix: milliseconds; the limit is for a wedged GPU
+  return {host[0], host[1]};
+}
+
 }  // namespace
 
 void fill_uniform_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_id, cudaStream_t stream) {
@@ -87,19 +116,13 @@ void fill_inputs_bf16(InputKind kind, bf16* data, size_t count, uint64_t seed, u
   (kind == InputKind::kExact ? fill_ternary_bf16 : fill_uniform_bf16)(data, count, seed, stream_id, stream);
 }
 
-InputChanges find_input_changes(InputKind kind, const bf16* data, size_t count, uint64_t seed, uint32_t stream_id,
-                                cudaStream_t stream) {
-  const DeviceBuffer<unsigned long long> totals(2, "the input check's totals");
-  const unsigned long long initial[2] = {0, ~0ull};
-  CUDA_CHECK(cudaMemcpyAsync(totals.get(), initial, sizeof initial, cudaMemcpyHostToDevice, stream));
-  input_changes_kernel<<<kFillBlocks, kFillThreads, 0, stream>>>(data, count, seed, stream_id,
-                                                                kind == InputKind::kExact, totals.get(),
-                                                                totals.get() + 1);
-  check_launch("input_changes_kernel");
-  unsigned long long host[2];
-  CUDA_CHECK(cudaMemcpyAsync(host, totals.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
-  wait_for_stream(stream, kHangSlackSeconds);  // a pass over A or B: milliseconds; the limit is for a wedged GPU
-  return {host[0], host[1]};
+ElementChanges find_input_changes(InputKind kind, const bf16* data, size_t count, uint64_t seed, uint32_t stream_id,
+                                  cudaStream_t stream) {
+  return find_changes(data, count, GeneratedBits{seed, stream_id, kind == InputKind::kExact}, stream);
+}
+
+ElementChanges find_copy_changes(const bf16* data, const bf16* copy, size_t count, cudaStream_t stream) {
+  return find_changes(data, count, CopiedBits{copy}, stream);
 }
 
 void fill_poison(bf16* data, size_t count, cudaStream_t stream) {

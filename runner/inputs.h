@@ -22,14 +22,20 @@ void fill_ternary_bf16(bf16* data, size_t count, uint64_t seed, uint32_t stream_
 void fill_inputs_bf16(InputKind kind, bf16* data, size_t count, uint64_t seed, uint32_t stream_id,
                       cudaStream_t stream);
 
-// The elements of `data` that no longer hold what fill_inputs_bf16(kind, ..., seed, stream_id) wrote there: a
-// kernel that wrote into its inputs. `first` is the lowest such index (meaningless when `count` is 0).
-struct InputChanges {
+// Elements of a buffer that no longer hold what they should: how many, and the lowest index (meaningless when
+// `count` is 0).
+struct ElementChanges {
   uint64_t count = 0;
   uint64_t first = 0;
 };
-InputChanges find_input_changes(InputKind kind, const bf16* data, size_t count, uint64_t seed, uint32_t stream_id,
-                                cudaStream_t stream);
+
+// The elements of `data` that no longer hold what fill_inputs_bf16(kind, ..., seed, stream_id) wrote there: a
+// kernel that wrote into its inputs.
+ElementChanges find_input_changes(InputKind kind, const bf16* data, size_t count, uint64_t seed, uint32_t stream_id,
+                                  cudaStream_t stream);
+
+// The elements of `data` whose bits differ from `copy`'s (a kernel that wrote into the reference R, kept twice).
+ElementChanges find_copy_changes(const bf16* data, const bf16* copy, size_t count, cudaStream_t stream);
 
 // Fill with kPoisonBits (runner/tolerance.h).
 void fill_poison(bf16* data, size_t count, cudaStream_t stream);

@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "common/cuda_check.h"
@@ -161,13 +162,13 @@ uint64_t Validation::failures() const {
   return total;
 }
 
-void InputWrites::record(const char* matrix, uint64_t changes, uint64_t first_index, int k, float value,
+void StrayWrites::record(const char* matrix, uint64_t changes, uint64_t first_index, int row_length, float value,
                          float expected) {
   if (changes == 0) return;
   if (count == 0) {
     first.matrix = matrix;
-    first.row = static_cast<int64_t>(first_index / static_cast<uint64_t>(k));
-    first.col = static_cast<int64_t>(first_index % static_cast<uint64_t>(k));
+    first.row = static_cast<int64_t>(first_index / static_cast<uint64_t>(row_length));
+    first.col = static_cast<int64_t>(first_index % static_cast<uint64_t>(row_length));
     first.value = value;
     first.expected = expected;
     first.status = ElementStatus::kWrong;
@@ -175,18 +176,23 @@ void InputWrites::record(const char* matrix, uint64_t changes, uint64_t first_in
   count += changes;
 }
 
-std::string InputWrites::summary() const {
+std::string StrayWrites::summary() const {
   if (count == 0) return "";
+  const bool reference = std::string_view(first.matrix) == "R";
   std::ostringstream text;
-  text << culprit << " wrote into its inputs: " << count << " elements of A and B changed; first " << first.matrix
-       << "[" << first.row << ", " << first.col << "] = " << first.value << ", the runner wrote " << first.expected;
+  text << culprit << (reference ? " wrote into the cuBLAS reference: " : " wrote into its inputs: ") << count
+       << (reference ? " elements of R changed; first " : " elements of A and B changed; first ") << first.matrix
+       << "[" << first.row << ", " << first.col << "] = " << first.value
+       << (reference ? ", cuBLAS wrote " : ", the runner wrote ") << first.expected;
   return text.str();
 }
 
 std::string Validation::failure_summary() const {
   std::ostringstream text;
-  if (input_writes.count > 0) {  // the cause of anything else wrong: say it first
-    text << input_writes.summary();
+  // Writes into A, B or R are the cause of anything else wrong: say them first.
+  const std::string inputs = input_writes.summary(), reference = reference_writes.summary();
+  if (!inputs.empty() || !reference.empty()) {
+    text << inputs << (!inputs.empty() && !reference.empty() ? "; also " : "") << reference;
     if (failures() == 0 && sample_kernel_failures == 0 && !reference_failed()) return text.str();
     text << "; also ";
   }

@@ -25,16 +25,18 @@ struct ElementReport {
   std::string describe() const;  // "C[12, 7] = nan (NaN), expected 3.25"
 };
 
-// Elements of A and B that no longer hold what the runner wrote there: a kernel that wrote into its inputs,
-// which would otherwise be blamed on the next kernel to read them.
-struct InputWrites {
+// Elements of matrices a kernel must not write that no longer hold what was there: its inputs A and B (what the
+// runner wrote) or cuBLAS's result R (what cuBLAS wrote). A kernel that wrote into them fails, named, instead of the
+// next kernel that reads them.
+struct StrayWrites {
   uint64_t count = 0;
-  ElementReport first;  // matrix "A" (row, k) or "B" (column, k); `expected` is what the runner wrote
+  ElementReport first;  // matrix "A" (row, k), "B" (column, k) or "R" (row, column); `expected` is what was there
   std::string culprit = "the kernel";  // who is blamed in the summary
 
-  // Adds `changes` elements of `matrix` ("A" or "B", row-major with k columns), the first at linear index
-  // `first_index`, holding `value` where the runner wrote `expected`.
-  void record(const char* matrix, uint64_t changes, uint64_t first_index, int k, float value, float expected);
+  // Adds `changes` elements of `matrix` ("A", "B" or "R", row-major with `row_length` columns), the first at linear
+  // index `first_index`, holding `value` where `expected` was. A and B may share one StrayWrites, R has its own.
+  void record(const char* matrix, uint64_t changes, uint64_t first_index, int row_length, float value,
+              float expected);
   std::string summary() const;  // one line, empty when nothing changed
 };
 
@@ -49,11 +51,13 @@ struct Validation {
   int sample_reference_failures = 0;
   ElementReport first_sample_failure;     // of the kernel
   ElementReport first_reference_failure;  // of the reference
-  InputWrites input_writes;  // elements of A and B the kernel changed
+  StrayWrites input_writes;      // elements of A and B the kernel changed
+  StrayWrites reference_writes;  // elements of R the kernel changed
 
   uint64_t failures() const;  // elements of C (and its guard bands) that failed
   bool passed() const {
-    return failures() == 0 && input_writes.count == 0 && sample_kernel_failures == 0 && sample_reference_failures == 0;
+    return failures() == 0 && input_writes.count == 0 && reference_writes.count == 0 && sample_kernel_failures == 0 &&
+           sample_reference_failures == 0;
   }
   // Whether the cuBLAS reference itself disagrees with the fp64 samples (then no kernel can be judged).
   bool reference_failed() const { return sample_reference_failures > 0; }

@@ -249,10 +249,11 @@ TEST(ParseFault, MapsEachNameToItsFault) {
   EXPECT_EQ(parse_fault("illegal-address"), Fault::kIllegalAddress);
   EXPECT_EQ(parse_fault("reference"), Fault::kReference);
   EXPECT_EQ(parse_fault("input"), Fault::kInput);
+  EXPECT_EQ(parse_fault("reference-write"), Fault::kReferenceWrite);
 }
 
 TEST(ParseFault, RejectsAnythingElse) {
-  for (const char* text : {"", "NaN", "Wrong", "wrong ", "inf", "unwriten", "maybe", "Hang", "ref"})
+  for (const char* text : {"", "NaN", "Wrong", "wrong ", "inf", "unwriten", "maybe", "Hang", "ref", "reference_write"})
     EXPECT_EQ(parse_fault(text), std::nullopt) << "'" << text << "'";
 }
 
