@@ -18,7 +18,7 @@ enum class Fault {
   kStray,       // one element written just past the end of C: the guard band must catch it
   kHang,        // a kernel that never arrives on its mbarrier runs after the kernel: the watchdog must fire
   kIllegalAddress,  // a kernel that writes through a null pointer runs after the kernel: the error is named
-  kReference,   // the cuBLAS reference made wrong at C[0, 0] (always sampled): the fp64 check must catch it
+  kReference,   // the cuBLAS reference made wrong at R[0, 0] (always sampled): the fp64 check must catch it
   kInput,       // one element of A changed, as by a kernel writing into its inputs: the input check must catch it
   kReferenceWrite,  // one element of R changed, as by a kernel writing into it: the reference's copy must catch it
 };

@@ -45,7 +45,6 @@ __global__ void fill_uniform_kernel(bf16* data, size_t count, uint64_t seed, uin
     data[i] = __float2bfloat16_rn(uniform_value(seed, stream_id, i));
 }
 
-// Counts the elements that differ, bit for bit, from what the fill kernels wrote; the lowest index in `first`.
 // The bits fill_inputs_bf16 writes at index i, and the bits a copy holds there: what changes_kernel compares with.
 struct GeneratedBits {
   uint64_t seed;
@@ -61,6 +60,7 @@ struct CopiedBits {
   __device__ uint16_t operator()(size_t i) const { return __bfloat16_as_ushort(copy[i]); }
 };
 
+// Counts the elements that differ, bit for bit, from expected(i); the lowest index in `first`.
 template <class Expected>
 __global__ void changes_kernel(const bf16* data, size_t count, Expected expected, unsigned long long* changed,
                                unsigned long long* first) {
