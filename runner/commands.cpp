@@ -243,7 +243,7 @@ class ProblemBuffers {
     wait_for_stream(stream, kHangSlackSeconds);
     return writes;
   }
-  // R as it is now becomes what check_reference expects: after cuBLAS wrote it, and after the runner changed it
+  // R as it is now becomes what check_reference expects: once it is computed, and after the runner changed it
   // on purpose (the fault `reference`).
   void accept_reference(cudaStream_t stream) const {
     CUDA_CHECK(cudaMemcpyAsync(reference_copy_.get(), reference_.get(), reference_.size() * sizeof(bf16),
@@ -305,7 +305,7 @@ Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buff
 }
 
 // The result a kernel left after its timed reps (its C was poisoned before the last one), validated again:
-// a racy kernel must not be timed as correct. A and B are checked by the caller, who knows which kernels ran.
+// a racy kernel must not be timed as correct. A, B and R are checked by the caller, who knows which kernels ran.
 Validation validate_after_timing(const ProblemBuffers& buffers, int output, uint64_t seed, cudaStream_t stream) {
   return validate(buffers.problem(output), buffers.reference(), kGuardElements, seed, stream, buffers.inputs());
 }

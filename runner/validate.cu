@@ -180,10 +180,10 @@ std::string StrayWrites::summary() const {
   if (count == 0) return "";
   const bool reference = std::string_view(first.matrix) == "R";
   std::ostringstream text;
-  text << culprit << (reference ? " wrote into the cuBLAS reference: " : " wrote into its inputs: ") << count
+  text << culprit << (reference ? " wrote into the reference R: " : " wrote into its inputs: ") << count
        << (reference ? " elements of R changed; first " : " elements of A and B changed; first ") << first.matrix
        << "[" << first.row << ", " << first.col << "] = " << first.value
-       << (reference ? ", cuBLAS wrote " : ", the runner wrote ") << first.expected;
+       << (reference ? ", the reference held " : ", the runner wrote ") << first.expected;
   return text.str();
 }
 

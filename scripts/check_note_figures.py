@@ -81,13 +81,16 @@ def table_cells(line: str) -> list[str]:
 
 
 def side_by_side_kernels(line: str) -> Optional[list[int]]:
-    """The kernel ids of a side-by-side table's head (`| shape | 06: ... | 61: ... |`), else None."""
+    """The kernel ids of a side-by-side table's head (`| shape | 06: ... | 61: ... |`), else None. A head that names
+    a kernel in some columns and not in others is a mistake, not another kind of table."""
     if not line.startswith("|"):
         return None
     cells = table_cells(line)
     if len(cells) < 2 or cells[0] != "shape":
         return None
     heads = [COLUMN_KERNEL.match(cell) for cell in cells[1:]]
+    if any(heads) and not all(heads):
+        raise InputError(f"the table head {line.strip()!r} names a kernel (NN: ...) in some columns only")
     return [int(head[1]) for head in heads] if all(heads) else None
 
 
@@ -133,6 +136,8 @@ def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str
                     expected.append(shown(ratio(kernel, previous), cells[4].rstrip("×")) + "×")
                 names = ["TFLOP/s", "cuBLAS", "ratio", f"vs {previous:02d}" if previous is not None else ""]
             else:
+                if len(cells) != len(columns) + 1:
+                    raise InputError(f"{where}: {len(cells) - 1} cells under {len(columns)} kernels")
                 expected, names = [], []
                 for kernel, cell in zip(columns, cells[1:]):
                     figures = SPEED_AND_RATIO.fullmatch(cell)

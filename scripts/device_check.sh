@@ -100,10 +100,11 @@ if want variants; then
   variant_ids=$(python3 scripts/make_variants.py --print-ids)
   if ! python3 scripts/make_variants.py "$variants_build/variants" >"$work/variants_build.log" 2>&1 ||
      ! cmake -S . -B "$variants_build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a "${prefix_args[@]}" \
-       -DGEMM_EXPERIMENTS_DIR="$PWD/$variants_build/variants" >>"$work/variants_build.log" 2>&1 ||
+       -DGEMM_EXPERIMENTS_DIR="$(cd "$variants_build/variants" && pwd)" >>"$work/variants_build.log" 2>&1 ||
      ! cmake --build "$variants_build" -j16 --target gemm >>"$work/variants_build.log" 2>&1; then
     variants=1
-    echo "VARIANTS BUILD FAILED" >"$work/variants_check.txt"
+    { echo "VARIANTS BUILD FAILED"; grep -E "error|Error|make_variants" "$work/variants_build.log" | head -20; } \
+      >"$work/variants_check.txt"
   else
     timeout 300 "$variants_build/gemm" check "$variant_ids" --shapes suite --timeout 10 >"$work/variants_check.txt" 2>&1
     variants=$?
@@ -131,7 +132,7 @@ fi
     done
   fi
   [ -f "$work/compare.txt" ] && { echo "== compare"; cat "$work/compare.txt"; }
-  [ -f "$work/variants_check.txt" ] && { echo "== variants: check"; grep -vE "^ok " "$work/variants_check.txt" | tail -5; }
+  [ -f "$work/variants_check.txt" ] && { echo "== variants: check"; grep -vE "^ok " "$work/variants_check.txt" | head -20; }
   [ -f "$work/variants_compare.txt" ] && { echo "== variants: compare"; cat "$work/variants_compare.txt"; }
   echo "gpu tests: $gpu_tests, sanitizers: $sanitize, compare: $compare, variants: $variants"
 } >"$work/summary.txt"

@@ -113,11 +113,18 @@ class CheckNoteFiguresTest(unittest.TestCase):
         self.assertEqual(self.run_script("--fix").returncode, 0)
         self.assertEqual(self.note.read_text(encoding="utf-8"), SIDE_BY_SIDE)
 
-    def test_side_by_side_cells_without_a_ratio_exit_2(self):
-        self.note.write_text(SIDE_BY_SIDE.replace("21.5 (0.100)", "21.5"), encoding="utf-8")
-        result = self.run_script()
-        self.assertEqual(result.returncode, 2, result.stdout)
-        self.assertIn("not 'TFLOP/s (ratio to cuBLAS)'", result.stderr)
+    def test_malformed_side_by_side_tables_exit_2(self):
+        cases = {
+            "not 'TFLOP/s (ratio to cuBLAS)'": SIDE_BY_SIDE.replace("21.5 (0.100)", "21.5"),
+            "1 cells under 2 kernels": SIDE_BY_SIDE.replace(" | 21.5 (0.100) |", " |"),
+            "in some columns only": SIDE_BY_SIDE.replace("01: a variant", "a variant"),
+        }
+        for message, text in cases.items():
+            with self.subTest(message=message):
+                self.note.write_text(text, encoding="utf-8")
+                result = self.run_script()
+                self.assertEqual(result.returncode, 2, result.stdout)
+                self.assertIn(message, result.stderr)
 
 
 if __name__ == "__main__":

@@ -84,6 +84,7 @@ class MakeVariantsTest(unittest.TestCase):
             "a chapter's": self.variant(name="tcgen05"),
             "set.kGroupRows of the wrong type": self.variant(set={"kGroupRows": "8"}),
             "id of the wrong type": self.variant(id="61"),
+            "kGroupRows of the wrong type": self.variant(set={"kGroupRows": True}),  # JSON true
         }
         for message, variant in cases.items():
             with self.subTest(message=message):
@@ -95,6 +96,24 @@ class MakeVariantsTest(unittest.TestCase):
         result = self.run_script([self.variant(), self.variant(name="other")])
         self.assertEqual(result.returncode, 2)
         self.assertIn("used twice", result.stderr)
+
+    def test_a_spec_that_is_not_a_list_of_variants_exits_2(self):
+        spec = self.root / "variants.json"
+        for text in ("[]", '{"variants": {"a": 1}}', '{"variants": [1]}', '{"variants": null}', "{"):
+            with self.subTest(text=text):
+                spec.write_text(text, encoding="utf-8")
+                result = subprocess.run([sys.executable, str(SCRIPT), str(self.out), "--spec", str(spec), "--root",
+                                         str(self.root)], capture_output=True, text=True, timeout=60)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+
+    def test_a_folder_of_kernels_it_did_not_write_is_left_alone(self):
+        self.out.mkdir()
+        (self.out / "50_mine.cu").write_text("// by hand", encoding="utf-8")
+        result = self.run_script([self.variant()])
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("did not write", result.stderr)
+        self.assertEqual(sorted(path.name for path in self.out.iterdir()), ["50_mine.cu"])
 
     def test_dropped_variants_leave_no_file_behind(self):
         self.assertEqual(self.run_script([self.variant(), self.variant(id=62, name="rows4", set={"kGroupRows": 4})])

@@ -103,17 +103,18 @@ TEST(ValidationSummary, NamesAWriteIntoTheReferenceAfterTheInputsAndBeforeC) {
   validation.reference_writes.record("R", 1, 2 * 200 + 7, 200, 9.0f, 0.75f);  // R is m x n: R[2, 7]
   EXPECT_FALSE(validation.passed()) << "nothing in C failed, but R changed";
   EXPECT_EQ(validation.failure_summary(),
-            "the kernel wrote into the cuBLAS reference: 1 elements of R changed; first R[2, 7] = 9, "
-            "cuBLAS wrote 0.75");
+            "the kernel wrote into the reference R: 1 elements of R changed; first R[2, 7] = 9, "
+            "the reference held 0.75");
   validation.input_writes.record("A", 1, 0, 136, 1.0f, 0.25f);
   validation.counts[static_cast<size_t>(ElementStatus::kWrong)] = 4;
   validation.first_failure = {4, 5, 0, 1.5f, 1.0, ElementStatus::kWrong};
   const std::string summary = validation.failure_summary();
   EXPECT_EQ(summary.find("the kernel wrote into its inputs: 1 elements of A and B changed; first A[0, 0] = 1, the "
-                         "runner wrote 0.25; also the kernel wrote into the cuBLAS reference: 1 elements of R"),
+                         "runner wrote 0.25; also the kernel wrote into the reference R: 1 elements of R"),
             0u)
       << summary;
-  EXPECT_NE(summary.find("cuBLAS wrote 0.75; also 4 wrong elements (4 wrong); first C[4, 5]"), std::string::npos)
+  EXPECT_NE(summary.find("the reference held 0.75; also 4 wrong elements (4 wrong); first C[4, 5]"),
+            std::string::npos)
       << summary;
 }
 
