@@ -238,21 +238,21 @@ class ProblemBuffers {
     writes.record("R", changes.count, changes.first, shape_.n,
                   __bfloat162float(copy_element_to_host(reference_.get() + changes.first)),
                   __bfloat162float(copy_element_to_host(reference_copy_.get() + changes.first)));
-    CUDA_CHECK(cudaMemcpyAsync(reference_.get(), reference_copy_.get(), reference_.size() * sizeof(bf16),
-                               cudaMemcpyDeviceToDevice, stream));
-    wait_for_stream(stream, kHangSlackSeconds);
+    copy_reference(reference_, reference_copy_, stream);
     return writes;
   }
   // R as it is now becomes what check_reference expects: once it is computed, and after the runner changed it
   // on purpose (the fault `reference`).
-  void accept_reference(cudaStream_t stream) const {
-    CUDA_CHECK(cudaMemcpyAsync(reference_copy_.get(), reference_.get(), reference_.size() * sizeof(bf16),
-                               cudaMemcpyDeviceToDevice, stream));
-    wait_for_stream(stream, kHangSlackSeconds);
-  }
+  void accept_reference(cudaStream_t stream) const { copy_reference(reference_copy_, reference_, stream); }
 
  private:
   static constexpr uint32_t kStreamA = 0, kStreamB = 1;  // the generator's streams: A and B independent
+
+  // R or its copy onto the other, finished when it returns.
+  static void copy_reference(const DeviceBuffer<bf16>& to, const DeviceBuffer<bf16>& from, cudaStream_t stream) {
+    CUDA_CHECK(cudaMemcpyAsync(to.get(), from.get(), from.size() * sizeof(bf16), cudaMemcpyDeviceToDevice, stream));
+    wait_for_stream(stream, kHangSlackSeconds);
+  }
 
   Shape shape_;
   DeviceBuffer<bf16> a_, b_, reference_, reference_copy_;
@@ -486,6 +486,7 @@ int command_check(const CheckCommand& command) {
             << "\n";
 
   Stream stream;
+  const int name_width = kernel_name_width();
   int checks = 0, failures = 0;
   for (const Shape& shape : shapes) {
     std::vector<const KernelInfo*> takers;
@@ -504,7 +505,7 @@ int command_check(const CheckCommand& command) {
         ++checks;
         std::ostringstream line;
         line << std::left << std::setw(6) << (validation.passed() ? "ok" : "FAIL") << std::setw(4) << kernel->id
-             << std::setw(kernel_name_width()) << kernel->name << std::setw(20) << to_string(shape) << "seed "
+             << std::setw(name_width) << kernel->name << std::setw(20) << to_string(shape) << "seed "
              << std::setw(12) << seed;
         if (validation.passed()) {
           line << "max error " << format_ratio(validation.max_rel_err) << " of tolerance, rel L2 "
@@ -613,8 +614,7 @@ int command_compare(const CompareCommand& command) {
     const auto stray_writes = [&](const char* culprit) {
       StrayWrites inputs = buffers.check_inputs(stream.get()), reference = buffers.check_reference(stream.get());
       inputs.culprit = reference.culprit = culprit;
-      const std::string both = inputs.summary() + (inputs.count && reference.count ? "; also " : "");
-      return both + reference.summary();
+      return stray_writes_summary(inputs, reference);
     };
     if (settings.blocked) {
       // Each kernel alone, as a program calling one GEMM in a loop runs it: first kBlockedWarmupSeconds of it

@@ -35,7 +35,7 @@ inline bf16 copy_element_to_host(const bf16* element) {
 
 class Event {
  public:
-  Event() { CUDA_CHECK(cudaEventCreate(&event_)); }
+  explicit Event(unsigned flags = cudaEventDefault) { CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}

@@ -86,25 +86,22 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
     write_element(const_cast<bf16*>(problem.a) + row * problem.k + k, __float2bfloat16(2.0f), stream);
     return "A[" + std::to_string(row) + ", " + std::to_string(k) + "]";
   }
-  if (fault == Fault::kReferenceWrite) {  // what the kernel might write, not what the fp64 samples would catch
-    const int64_t row = uniform_int(rng, 0, problem.m - 1);
-    const int64_t col = uniform_int(rng, 0, problem.n - 1);
-    bf16* element = reference + row * problem.n + col;
-    write_element(element, far_outside_tolerance(copy_element_to_host(element), problem.k), stream);
-    return "R[" + std::to_string(row) + ", " + std::to_string(col) + "]";
-  }
+  // One element of C, or of R for kReferenceWrite (what a kernel might write there, not what the fp64 samples
+  // would catch).
   const int64_t row = uniform_int(rng, 0, problem.m - 1);
   const int64_t col = uniform_int(rng, 0, problem.n - 1);
-  bf16* element = problem.c + row * problem.n + col;
+  const bool in_reference = fault == Fault::kReferenceWrite;
+  bf16* element = (in_reference ? reference : problem.c) + row * problem.n + col;
   bf16 value = copy_element_to_host(element);
   switch (fault) {
-    case Fault::kWrongValue: value = far_outside_tolerance(value, problem.k); break;
+    case Fault::kWrongValue:
+    case Fault::kReferenceWrite: value = far_outside_tolerance(value, problem.k); break;
     case Fault::kUnwritten: value = __ushort_as_bfloat16(kPoisonBits); break;
     case Fault::kNaN: value = __ushort_as_bfloat16(0x7fff); break;
     default: break;
   }
   write_element(element, value, stream);
-  return "C[" + std::to_string(row) + ", " + std::to_string(col) + "]";
+  return (in_reference ? "R[" : "C[") + std::to_string(row) + ", " + std::to_string(col) + "]";
 }
 
 }  // namespace gemm

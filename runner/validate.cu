@@ -187,12 +187,17 @@ std::string StrayWrites::summary() const {
   return text.str();
 }
 
+std::string stray_writes_summary(const StrayWrites& input_writes, const StrayWrites& reference_writes) {
+  const std::string inputs = input_writes.summary(), reference = reference_writes.summary();
+  return inputs + (!inputs.empty() && !reference.empty() ? "; also " : "") + reference;
+}
+
 std::string Validation::failure_summary() const {
   std::ostringstream text;
   // Writes into A, B or R are the cause of anything else wrong: say them first.
-  const std::string inputs = input_writes.summary(), reference = reference_writes.summary();
-  if (!inputs.empty() || !reference.empty()) {
-    text << inputs << (!inputs.empty() && !reference.empty() ? "; also " : "") << reference;
+  const std::string strays = stray_writes_summary(input_writes, reference_writes);
+  if (!strays.empty()) {
+    text << strays;
     if (failures() == 0 && sample_kernel_failures == 0 && !reference_failed()) return text.str();
     text << "; also ";
   }

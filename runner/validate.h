@@ -40,6 +40,9 @@ struct StrayWrites {
   std::string summary() const;  // one line, empty when nothing changed
 };
 
+// Writes into the inputs and into R as one line ("...; also ..."), empty when there were none.
+std::string stray_writes_summary(const StrayWrites& input_writes, const StrayWrites& reference_writes);
+
 struct Validation {
   std::array<uint64_t, static_cast<size_t>(ElementStatus::kCount)> counts{};  // elements per status
   ElementReport first_failure;  // the first failing element (row-major; inside C before the guard band)

@@ -9,6 +9,7 @@
 
 #include "common/cuda_check.h"
 #include "common/errors.h"
+#include "runner/device.h"
 
 namespace gemm {
 
@@ -59,20 +60,11 @@ void wait_for_event(cudaEvent_t event, double limit_seconds, const char* cause) 
 }
 
 void wait_for_stream(cudaStream_t stream, double limit_seconds) {
-  cudaEvent_t done = nullptr;
-  CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-  const cudaError_t recorded = cudaEventRecord(done, stream);
-  if (recorded != cudaSuccess) {
-    cudaEventDestroy(done);
+  const Event done(cudaEventDisableTiming);
+  const cudaError_t recorded = cudaEventRecord(done.get(), stream);
+  if (recorded != cudaSuccess)
     throw CudaError(std::string("the GPU reported an error: ") + cudaGetErrorString(recorded));
-  }
-  try {
-    wait_for_event(done, limit_seconds);
-  } catch (...) {
-    cudaEventDestroy(done);
-    throw;
-  }
-  cudaEventDestroy(done);
+  wait_for_event(done.get(), limit_seconds);
 }
 
 }  // namespace gemm

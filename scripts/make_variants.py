@@ -26,8 +26,9 @@ import re
 import sys
 from pathlib import Path
 
+from update_ladder_table import KERNEL_LINE  # how a GEMM_KERNEL line of kernels/registry.inc reads
+
 ROOT = Path(__file__).resolve().parent.parent
-REGISTRY_LINE = re.compile(r'^GEMM_KERNEL\((\d+),\s*(\w+),\s*(\w+),\s*(\w+),\s*"(.*)"\)\s*$')
 NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
@@ -39,9 +40,9 @@ def read_registry(root: Path) -> dict[int, dict[str, str]]:
     """The ladder's registry lines by id: name, architecture, rule."""
     kernels = {}
     for line in (root / "kernels" / "registry.inc").read_text(encoding="utf-8").splitlines():
-        match = REGISTRY_LINE.match(line)
+        match = KERNEL_LINE.match(line)
         if match:
-            kernels[int(match[1])] = {"name": match[2], "arch": match[3], "rule": match[4]}
+            kernels[int(match["id"])] = {"name": match["name"], "arch": match["arch"], "rule": match["rule"]}
     return kernels
 
 
