@@ -763,7 +763,8 @@ CLI::App* add_layout_subcommand(CLI::App& app, LayoutCommand& command) {
   layout->add_option("--tile-n", command.tile_n, "tile-order: columns of a tile")->check(CLI::Range(1, 4096));
   layout->add_option("--group", command.group, "tile-order grouped: tile rows per band")->check(CLI::Range(1, 1 << 20));
   layout->add_option("--sms", command.sms, "tile-order: CTAs per wave (one per SM)")->check(CLI::Range(1, 1 << 16));
-  layout->add_option("--base", command.base, "swizzle-128b tma: stage address modulo 1024")->check(CLI::Range(0, 1023));
+  layout->add_option("--base", command.base, "swizzle-128b tma: stage address modulo 1024, a multiple of 128")
+      ->check(CLI::Range(0, 896));
   return layout;
 }
 

@@ -15,6 +15,7 @@
 # beside the ladder in BUILD_DIR-variants, checks them and their chapters on the suite and, if all pass, times
 # them with `gemm compare --out OUTPUT_DIR/variants` at VARIANT_SHAPES (default: the shapes the notes' variant
 # tables show), 30 reps.
+# BUILD_DIR names the ladder's build folder (default: build-device); the variants build in BUILD_DIR-variants.
 # If a folder .deps/ (a CMake prefix with CLI11 and nlohmann-json) sits in the repository root, the build
 # uses it: a GPU machine may lack those headers and have no network to install them.
 set -uo pipefail

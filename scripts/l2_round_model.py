@@ -20,6 +20,7 @@ Exit codes: 0 done, 2 bad input or the runner failed.
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import subprocess
 import sys
@@ -92,20 +93,43 @@ def hilbert_order(gemm: str, m: int, n: int, clusters: int) -> list[tuple[int, i
 
 
 def parse_shape(text: str) -> tuple[int, int, int]:
-    match = re.fullmatch(r"(\d+)x(\d+)x(\d+)", text)
+    match = re.fullmatch(r"([1-9]\d*)x([1-9]\d*)x([1-9]\d*)", text)
     if not match:
-        raise argparse.ArgumentTypeError(f"expected MxNxK, got '{text}'")
+        raise argparse.ArgumentTypeError(f"expected MxNxK with M, N, K >= 1, got '{text}'")
     return tuple(int(g) for g in match.groups())
+
+
+def parse_positive_int(text: str) -> int:
+    if not re.fullmatch(r"[1-9]\d*", text):
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got '{text}'")
+    return int(text)
+
+
+def parse_cache_sizes(text: str) -> list[float]:
+    """Comma-separated cache sizes in MiB, each finite and large enough for one slab."""
+    sizes = []
+    for part in text.split(","):
+        try:
+            mib = float(part)
+        except ValueError:
+            mib = None
+        if mib is None or not math.isfinite(mib) or mib * 2**20 < SLAB_BYTES:
+            raise argparse.ArgumentTypeError(
+                f"expected sizes in MiB, each at least {SLAB_BYTES / 2**20:g} (one slab), got '{part}'")
+        sizes.append(mib)
+    return sizes
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("shapes", nargs="+", type=parse_shape, metavar="MxNxK")
     parser.add_argument("--gemm", default="build/gemm", help="the built runner (default: build/gemm)")
-    parser.add_argument("--clusters", type=int, default=66, help="clusters per round (default: 66, 132 SMs)")
-    parser.add_argument("--l2-mib", default="25,40,50", help="cache sizes to model, MiB (default: 25,40,50)")
+    parser.add_argument("--clusters", type=parse_positive_int, default=66,
+                        help="clusters per round (default: 66, 132 SMs)")
+    parser.add_argument("--l2-mib", type=parse_cache_sizes, default="25,40,50",
+                        help="cache sizes to model, MiB (default: 25,40,50)")
     args = parser.parse_args()
-    capacities = [float(c) for c in args.l2_mib.split(",")]
+    capacities = args.l2_mib
     rows = ["| shape | L2 model | K upwards | K up and down | change |", "|---|---:|---:|---:|---:|"]
     for m, n, k in args.shapes:
         order = hilbert_order(args.gemm, m, n, args.clusters)

@@ -114,7 +114,8 @@ def regenerate(note: Path, gemm: Path, figures: Path, svgs: dict[str, bytes], sc
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Regenerate the `gemm layout` drawings in the notes.")
-    parser.add_argument("notes", nargs="*", type=Path, help="notes to update (default: ROOT/kernels/*.md)")
+    parser.add_argument("notes", nargs="*", type=Path,
+                        help="notes to update (default: ROOT/kernels/*.md and ROOT/docs/*.md)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this script's)")
     parser.add_argument("--gemm", type=Path, default=None, help="the built gemm command (default: ROOT/build/gemm)")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if anything differs")

@@ -3,6 +3,8 @@ the tile order from `gemm layout` (with a stand-in for the runner that prints a 
 
 import importlib.util
 import os
+import subprocess
+import sys
 import tempfile
 import textwrap
 import unittest
@@ -71,6 +73,32 @@ class TileOrder(unittest.TestCase):
             with self.assertRaises(SystemExit) as exit_:
                 model.hilbert_order(str(gemm), 2048, 768, 5)
         self.assertEqual(exit_.exception.code, 2)
+
+
+class BadInput(unittest.TestCase):
+    """Bad arguments end with one line and exit 2, before the runner is asked for anything."""
+
+    def run_script(self, *arguments):
+        return subprocess.run([sys.executable, str(SCRIPT), "--gemm", "/nonexistent/gemm", *arguments],
+                              capture_output=True, text=True)
+
+    def test_bad_arguments_exit_2(self):
+        for arguments, message in [
+            (["--l2-mib", "abc", "8x8x8"], "--l2-mib: expected sizes in MiB"),
+            (["--l2-mib", "50,nan", "8x8x8"], "got 'nan'"),
+            (["--l2-mib", "inf", "8x8x8"], "got 'inf'"),
+            (["--l2-mib", "0.01", "8x8x8"], "at least 0.03125 (one slab)"),
+            (["2048x2048x0"], "expected MxNxK with M, N, K >= 1"),
+            (["--clusters", "0", "8x8x8"], "--clusters: expected a whole number >= 1"),
+        ]:
+            with self.subTest(arguments=arguments):
+                result = self.run_script(*arguments)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(message, result.stderr)
+                self.assertNotIn("Traceback", result.stderr)
+
+    def test_cache_sizes_are_read_as_mib(self):
+        self.assertEqual(model.parse_cache_sizes("25,40.5"), [25.0, 40.5])
 
 
 if __name__ == "__main__":

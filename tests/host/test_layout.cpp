@@ -200,6 +200,10 @@ TEST(CliLayout, TakesANamePartsAndOptions) {
 TEST(CliLayout, RejectsABadOption) {
   std::vector<const char*> args = {"gemm", "layout", "tile-order", "grouped", "--sms", "0"};
   EXPECT_THROW(parse_command_line(static_cast<int>(args.size()), args.data()), UsageError);
+  // --base: the parser takes 0..896 (its help says so); draw_layout refuses what is not a multiple of 128.
+  EXPECT_EQ(parse_layout({"swizzle-128b", "tma", "--base", "896"}).base, 896);
+  std::vector<const char*> past_the_last_row = {"gemm", "layout", "swizzle-128b", "tma", "--base", "1000"};
+  EXPECT_THROW(parse_command_line(static_cast<int>(past_the_last_row.size()), past_the_last_row.data()), UsageError);
 }
 
 }  // namespace
