@@ -2,7 +2,7 @@
 // a tensor map made on the host (common/tensor_map.h). Introduced by kernel 03 (loads); kernel 07 adds the
 // multicast load, kernel 08 the store, kernel 11 the CTA-pair (.cta_group::2) loads.
 //
-// One thread issues a copy of a whole box (e.g. 64 × 128 bf16); the hardware computes addresses, applies
+// One thread issues a copy of a whole box (e.g. 128 rows × 64 bf16); the hardware computes addresses, applies
 // the swizzle, zero-fills what lies outside the tensor, and signals completion on an mbarrier by
 // decrementing its transaction count by the box's size in bytes (out-of-bounds parts included).
 #pragma once

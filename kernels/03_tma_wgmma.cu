@@ -4,7 +4,7 @@
 // one warp-wide mma.sync per 16×8×16 piece, with ldmatrix shuffling fragments into registers first. Hopper
 // replaces all three:
 //
-//   TMA        One thread asks the Tensor Memory Accelerator for a whole 64 × 128 tile. The copy engine
+//   TMA        One thread asks the Tensor Memory Accelerator for a whole 128 × 64 tile. The copy engine
 //              computes the addresses from a tensor map made on the host, writes the tile 128-byte swizzled
 //              (common/swizzle.h), zero-fills what lies past M, N or K, and counts the bytes it delivered
 //              on an mbarrier (common/mbarrier.h). The other threads never touch the load.
