@@ -8,7 +8,8 @@
 // licence; the recursion is described in its README): the rectangle is cut in two along its long side when
 // it is much longer than wide, otherwise in three parts (up one half, across the full width, back down), each
 // filled recursively with the orientation that lets the parts join end to end. Every step moves to an
-// adjacent cell, except for at most one diagonal step when both sides are odd.
+// adjacent cell, except for at most one diagonal step when the long side is odd and the short side even (no
+// path along an odd side can end at the far corner of an even one: the gilbert README).
 //
 // The order is computed on the host (hilbert_tile_order) and handed to the kernel as a table.
 #pragma once

@@ -32,7 +32,7 @@
 // kMinIterations k blocks (thinner shares make owners add many partials one after another).
 //
 // When the last round is left whole, the schedule uses only as many workers as its rounds need: ⌈T / r⌉ for
-// r = ⌈T / W⌉ rounds (64 clusters instead of 66 for 896 tiles in 14 rounds). That takes no longer, since every
+// r = ⌈T / W⌉ rounds (64 clusters instead of 66 for 4096³'s 256 tiles in 4 rounds). That takes no longer, since every
 // worker still runs r tiles at most, and the workers that would have idled through the last round are not
 // launched at all (the launcher sizes its grid from `workers`).
 //

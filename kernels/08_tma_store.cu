@@ -1,8 +1,8 @@
 // Kernel 08 — the epilogue through shared memory and an asynchronous TMA store, overlapped with the next
 // tile's main loop.
 //
-// Kernels 03-07 write C straight from the accumulator registers: each thread stores pairs of bf16 (4 bytes)
-// scattered over 16 rows, and the consumers cannot start the next tile's wgmma until the last store has
+// Kernels 03-07 write C straight from the accumulator registers: each warp stores pairs of bf16 (4 bytes a
+// thread) scattered over 16 rows, and the consumers cannot start the next tile's wgmma until the last store has
 // issued. Here each consumer warpgroup
 //
 //   1. packs its 64 × 256 fp32 accumulators into bf16 pairs and writes them to a shared-memory buffer with
