@@ -81,7 +81,9 @@ class UpdateReadmeTableTest(unittest.TestCase):
 
     def test_check_reports_a_stale_table_without_changing_it(self):
         result = run_script(self.csv, "--readme", self.readme, "--check")
-        self.assertEqual(result.returncode, 1)
+        self.assertEqual(result.returncode, 1)  # a difference, said so, not a crash
+        self.assertIn("table differs from", result.stdout)
+        self.assertNotIn("Traceback", result.stderr)
         self.assertEqual(self.readme.read_text(encoding="utf-8"), README)
         self.assertEqual(self.update().returncode, 0)
         self.assertEqual(run_script(self.csv, "--readme", self.readme, "--check").returncode, 0)

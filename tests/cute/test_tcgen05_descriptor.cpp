@@ -119,6 +119,7 @@ TEST(Tcgen05Shapes, F16ShapesOfThePtxTable) {
   EXPECT_TRUE(tcgen05_f16_shape_is_valid(2, 256, 256));
   EXPECT_TRUE(tcgen05_f16_shape_is_valid(2, 128, 16));
   EXPECT_FALSE(tcgen05_f16_shape_is_valid(2, 256, 24));   // steps of 16 for the pair
+  EXPECT_FALSE(tcgen05_f16_shape_is_valid(2, 256, 272));  // N of the pair at most 256 too
   EXPECT_FALSE(tcgen05_f16_shape_is_valid(2, 64, 128));
   EXPECT_FALSE(tcgen05_f16_shape_is_valid(3, 128, 128));
 }
@@ -144,6 +145,8 @@ TEST(Sm100SmemDescriptor, FieldsLandInTheirBits) {
   EXPECT_EQ(sm100_smem_descriptor(0, 0, 0, Sm100Swizzle::k32B).bits, (1ull << 46) | (6ull << 61));
   // Shared addresses are 18 bits: the 14-bit fields hold bits 4-17.
   EXPECT_EQ(sm100_smem_descriptor(0x40000 + 0x400, 0, 0, Sm100Swizzle::kNone).bits, (1ull << 46) | 0x40ull);
+  EXPECT_EQ(sm100_smem_descriptor(0, 0x40000 + 0x400, 0, Sm100Swizzle::kNone).bits, (1ull << 46) | (0x40ull << 16));
+  EXPECT_EQ(sm100_smem_descriptor(0, 0, 0x40000 + 0x400, Sm100Swizzle::kNone).bits, (1ull << 46) | (0x40ull << 32));
 }
 
 // The sm_90 wgmma descriptor of the same tile: its 2-bit swizzle field (bits 62-63) puts 128B, 64B and 32B on

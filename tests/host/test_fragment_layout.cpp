@@ -200,61 +200,6 @@ TEST(Ldmatrix, KernelTwoAddressesEqualCutlassCrosswiseIterator) {
   }
 }
 
-// ---- CUTLASS's two-level XOR ------------------------------------------------------------------------------
-
-// TensorOpMultiplicand<16, Crosswise>::operator() of include/cutlass/layout/tensor_op_multiplicand_sm75.h,
-// restated for 16-bit elements: the byte offset of element (k, s) = (contiguous k, strided row s) in a
-// tile whose rows hold `crosswise` elements. 16-byte vectors; kFactor = 64 / crosswise logical rows share
-// one 128-byte physical row; a 4 × 4 XOR inside each "partition" and a 2-way XOR between partitions.
-uint32_t cutlass_crosswise_offset(int crosswise, int k, int s) {
-  const int elements_per_access = 8, tile_contiguous = 8;
-  const int factor = tile_contiguous * elements_per_access / crosswise;
-  const int tile_strided = tile_contiguous / factor > 4 ? tile_contiguous / factor : 4;
-  const int vec_contiguous = k / elements_per_access;
-  const int vec_strided = s / factor;
-  const int tile_contiguous_idx = vec_contiguous / (tile_contiguous / factor);
-  const int tile_contiguous_residual =
-      vec_contiguous % (tile_contiguous / factor) + (s % factor) * (tile_contiguous / factor);
-  const int tile_strided_residual = vec_strided % tile_strided;
-  const int partition_contiguous = tile_contiguous_residual / 4, partition_strided = tile_strided_residual / 4;
-  const int in_partition_contiguous = tile_contiguous_residual % 4, in_partition_strided = tile_strided_residual % 4;
-  const int permuted_vec = in_partition_contiguous ^ (in_partition_strided % 4);
-  const int permuted_partition = partition_contiguous ^ (partition_strided % 2);
-  const int element_contiguous =
-      (tile_contiguous_idx * tile_contiguous + permuted_partition * 4 + permuted_vec) * elements_per_access +
-      k % elements_per_access;
-  const int stride = crosswise;  // one stage, one section: the row pitch in elements
-  return static_cast<uint32_t>(2 * (element_contiguous + vec_strided * stride * factor));
-}
-
-// kFactor 1 (64-element rows): the partition-level XOR and the in-partition XOR together are the one 3-bit
-// XOR c ^ (r % 8): 4·((c/4) ^ ((r/4) % 2)) + ((c % 4) ^ (r % 4)) = c ^ (r % 8).
-TEST(CutlassCrosswise, TwoLevelXorOf64ElementRowsIsTheSwizzle) {
-  for (int row = 0; row < 64; ++row)
-    for (int k = 0; k < 64; ++k)
-      EXPECT_EQ(cutlass_crosswise_offset(64, k, row), swizzled_chunk_offset(row, k / 8) + 2 * (k % 8))
-          << "row " << row << " k " << k;
-  for (int r = 0; r < 8; ++r)
-    for (int c = 0; c < 8; ++c) EXPECT_EQ(4 * ((c / 4) ^ ((r / 4) % 2)) + ((c % 4) ^ (r % 4)), c ^ r);
-}
-
-// kFactor 2 (32-element rows): two logical rows share a 128-byte physical row (row s in half s % 2 of
-// physical row s / 2), the partition XOR is always by 0, and the 4 × 4 XOR uses the physical row. The eight
-// rows an ldmatrix phase reads in one chunk column still hit 8 distinct positions.
-TEST(CutlassCrosswise, ThirtyTwoElementRowsPackTwoPerPhysicalRow) {
-  for (int s = 0; s < 64; ++s)
-    for (int k = 0; k < 32; ++k) {
-      const uint32_t expected = 128u * (s / 2) + 16u * (4 * (s % 2) + ((k / 8) ^ ((s / 2) % 4))) + 2u * (k % 8);
-      EXPECT_EQ(cutlass_crosswise_offset(32, k, s), expected) << "row " << s << " k " << k;
-    }
-  for (int chunk = 0; chunk < 4; ++chunk)
-    for (int first = 0; first < 64; first += 8) {
-      std::set<uint32_t> positions;
-      for (int s = first; s < first + 8; ++s) positions.insert(cutlass_crosswise_offset(32, 8 * chunk, s) % 128 / 16);
-      EXPECT_EQ(positions.size(), 8u) << "chunk " << chunk << " rows " << first << "-" << first + 7;
-    }
-}
-
 // ---- wgmma accumulator --------------------------------------------------------------------------------------
 
 struct WgmmaEntry {

@@ -145,6 +145,14 @@ TEST(Layout, TileOrderPlacesEveryTileOnce) {
   EXPECT_EQ(cell(grid, 0, 0).label, "0");
   EXPECT_EQ(cell(grid, 1, 0).label, "1");  // down the band first
   EXPECT_EQ(cell(grid, 0, 1).label, "3");
+  std::vector<std::string> positions;  // every tile once: the grid's labels are exactly 0 .. 95
+  for (int row = 0; row < grid.rows; ++row)
+    for (int column = 0; column < grid.columns; ++column) positions.push_back(cell(grid, row, column).label);
+  std::vector<std::string> expected;
+  for (int position = 0; position < 96; ++position) expected.push_back(std::to_string(position));
+  std::sort(positions.begin(), positions.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(positions, expected);
   // 96 tiles in waves of 5: the first six waves' reads are listed, the other fourteen only counted in the total.
   const auto has_note = [&](const std::string& text) {
     return std::find(grid.notes.begin(), grid.notes.end(), text) != grid.notes.end();

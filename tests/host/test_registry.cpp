@@ -2,9 +2,12 @@
 // architecture and shape rules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -87,6 +90,39 @@ TEST(Registry, EveryLadderKernelHasItsSourceFile) {
 
 TEST(Registry, EveryLadderKernelHasItsNotes) {
   EXPECT_EQ(missing_kernel_files(".md"), std::vector<std::string>{});
+}
+
+// The architecture a kernel is registered for is the one its SASS expectations are compiled for: a chapter
+// checked only on sm_90a is registered kSm90a, only on sm_100a kSm100a, and one checked on both runs on any
+// GPU the runner supports (kAny or kSm80). A wrong entry would make the runner refuse, and the GPU tests skip,
+// a kernel on the very GPU it was written for.
+TEST(Registry, ArchitectureMatchesTheChaptersSassTargets) {
+  for (const KernelInfo& kernel : all_kernels()) {
+    if (kernel.id == 0) continue;  // cuBLAS
+    std::ifstream source(kernel_file(kernel, ".cu"));
+    ASSERT_TRUE(source) << kernel_file(kernel, ".cu");
+    std::set<std::string> targets;
+    for (std::string line; std::getline(source, line);) {
+      if (line.rfind("// sass: ", 0) != 0) continue;
+      std::istringstream fields(line.substr(9));
+      std::string list;
+      fields >> list;
+      for (size_t start = 0; start <= list.size();) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        targets.insert(list.substr(start, comma - start));
+        start = comma + 1;
+      }
+    }
+    ASSERT_FALSE(targets.empty()) << "kernel " << kernel.id << " has no // sass: line";
+    if (targets == std::set<std::string>{"sm_90a"}) {
+      EXPECT_EQ(kernel.arch, Arch::kSm90a) << "kernel " << kernel.id;
+    } else if (targets == std::set<std::string>{"sm_100a"}) {
+      EXPECT_EQ(kernel.arch, Arch::kSm100a) << "kernel " << kernel.id;
+    } else {
+      EXPECT_EQ(targets, (std::set<std::string>{"sm_90a", "sm_100a"})) << "kernel " << kernel.id;
+      EXPECT_TRUE(kernel.arch == Arch::kAny || kernel.arch == Arch::kSm80) << "kernel " << kernel.id;
+    }
+  }
 }
 
 TEST(FindKernel, FindsEveryRegisteredKernel) {

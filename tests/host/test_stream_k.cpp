@@ -223,6 +223,22 @@ TEST(StreamK, HeadsAndTailsEveryIterationOnceOneTailPerSlot) {
 
 // The benchmark shapes with 128 × 256 tiles in 2-CTA clusters on 66 clusters (132 SMs): whole rounds, then
 // the remainder split into 66 runs of k blocks, or into heads and tails, or left whole.
+// The policy's two thresholds, each at its boundary (66 workers, 64 k blocks).
+TEST(StreamK, PolicyBoundaries) {
+  // 99 tiles: 33 left over, idle (66 - 33) · 64 = 2112 = 32 · 66 k blocks, exactly kMinIdleIterations per
+  // worker: even runs (no heads).
+  const StreamKSchedule at_idle_threshold = StreamKSchedule::make(99, 64, 66);
+  EXPECT_TRUE(at_idle_threshold.splits());
+  EXPECT_EQ(at_idle_threshold.head_k, 0);
+  // 110 tiles: 44 left over, exactly 2W / 3, too few idle for even runs: heads of ⌈2 · 64 / 3⌉ = 43 and tails.
+  const StreamKSchedule at_head_limit = StreamKSchedule::make(110, 64, 66);
+  EXPECT_EQ(at_head_limit.head_k, 43);
+  // 111 tiles: 45 left over, more than 2W / 3: neither form, two rounds on the 56 clusters they need.
+  const StreamKSchedule past_head_limit = StreamKSchedule::make(111, 64, 66);
+  EXPECT_FALSE(past_head_limit.splits());
+  EXPECT_EQ(past_head_limit.workers, 56);
+}
+
 TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   // 8192³: 1024 cluster tiles of 128 k blocks, 15 rounds and 34 tiles; each cluster gets 34 · 128 / 66 ≈ 65.9
   const StreamKSchedule cube = StreamKSchedule::make(1024, 128, 66);

@@ -36,6 +36,9 @@ TEST(WgmmaDescriptor, AddressBitsBeyond18AreDropped) {
   // Shared addresses are 18 bits: the 14-bit field holds bits 4-17.
   EXPECT_EQ(wgmma_descriptor(0x40000 + 0x400, 0, 0, WgmmaSwizzle::kNone), 0x40ull);
   EXPECT_EQ(wgmma_descriptor(0x3fff0, 0, 0, WgmmaSwizzle::kNone), 0x3fffull);
+  // The same 14 bits for the two offsets: a bit above 17 never spills into the next field.
+  EXPECT_EQ(wgmma_descriptor(0, 0x40000 + 0x400, 0, WgmmaSwizzle::kNone), 0x40ull << 16);
+  EXPECT_EQ(wgmma_descriptor(0, 0, 0x40000 + 0x400, WgmmaSwizzle::kNone), 0x40ull << 32);
 }
 
 }  // namespace
