@@ -133,7 +133,8 @@ fi
 {
   echo "== environment"; cat "$work/environment.txt"
   [ -f "$work/ceilings.txt" ] && { echo "== ceilings"; grep -E "^ceiling" "$work/ceilings.txt"; }
-  [ -f "$work/ctest_gpu.log" ] && { echo "== GPU tests"; grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|\(Failed\)|^skipped on this GPU" "$work/ctest_gpu.log"; }
+  [ -f "$work/ctest_gpu.log" ] && { echo "== GPU tests"
+    grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|\(Failed\)|^skipped on this GPU" "$work/ctest_gpu.log"; }
   [ -f "$work/sanitize.txt" ] && { echo "== sanitizers"; grep -vE "^ok " "$work/sanitize.txt" | head -40; }
   if ls "$work"/profile_*.txt >/dev/null 2>&1; then
     echo "== profiles (${PROFILE_SIZE:-4096})"
