@@ -626,7 +626,7 @@ std::string colour_of(int index, int count) {
     case 4: r = rising, g = min, b = max; break;
     default: r = max, g = min, b = falling; break;
   }
-  char buffer[8];
+  char buffer[16];  // "#rrggbb" needs 8; the slack spares the compiler proving that each channel fits two digits
   std::snprintf(buffer, sizeof buffer, "#%02x%02x%02x", r, g, b);
   return buffer;
 }
