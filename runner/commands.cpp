@@ -41,12 +41,11 @@ const KernelInfo& require_kernel(int id) {
   return *kernel;
 }
 
-// The width of the name column in the list and in check's lines: 18, or more where a name needs it (the
-// experiments' names can be long).
+// The width of the name column in the list and in check's lines, for every registered kernel's name.
 int kernel_name_width() {
-  size_t width = 18;
-  for (const KernelInfo& kernel : all_kernels()) width = std::max(width, kernel.name.size() + 2);
-  return static_cast<int>(width);
+  size_t longest_name = 0;
+  for (const KernelInfo& kernel : all_kernels()) longest_name = std::max(longest_name, kernel.name.size());
+  return name_column_width(longest_name);
 }
 
 std::string kernel_label(const KernelInfo& kernel) {

@@ -61,6 +61,9 @@ nlohmann::json to_json(const Environment& environment, const CompareSettings& se
                        const std::vector<ResultRow>& rows);
 void write_markdown(std::ostream& out, const Environment& environment, const CompareSettings& settings,
                     const std::vector<ResultRow>& rows);
+// The width of the kernel-name column of the stdout tables (compare's, check's lines, list): 18, or wider where
+// the longest name needs it (the experiments' names can be long).
+int name_column_width(size_t longest_name);
 // The stdout table.
 void write_table(std::ostream& out, const std::vector<ResultRow>& rows);
 std::string environment_line(const Environment& environment);
