@@ -4,13 +4,13 @@
 usage: check_ptxas_log.py LOG
 
 LOG is the compiler output the build kept beside the kernel's object file (tests/sass/log_compiler_output.sh).
-When ptxas cannot keep wgmma instructions in flight together (an accumulator touched by ordinary code between
-them, or after a wait_group N at a point that control-flow paths reach with different groups pending, a function
-call in the loop, too few registers), it serializes them and says so with a "Potential Performance Loss:
-wgmma.mma_async instructions are serialized" note; the kernel still runs, several times
-slower. It also notes where it had to inject a warpgroup.arrive or warpgroup.wait because ordinary code touches
-accumulators a wgmma may still be writing: each such wait stalls the pipeline. The test fails on either note,
-and when the log is missing (the build did not record it).
+When ptxas cannot keep wgmma instructions in flight together (an accumulator touched by ordinary code while a
+wgmma writing it may be pending, which ptxas assumes wherever control-flow paths meet with different groups
+pending; a function call in the loop; too few registers), it serializes them and says so with a "Potential
+Performance Loss: wgmma.mma_async instructions are serialized" note; the kernel still runs, several times slower.
+It also notes where it had to inject a warpgroup.arrive or warpgroup.wait because ordinary code touches
+accumulators a wgmma may still be writing: each such wait stalls the pipeline. The test fails on either note, and
+when the log is missing (the build did not record it).
 """
 import re
 import sys
