@@ -92,15 +92,18 @@ def hilbert_order(gemm: str, m: int, n: int, clusters: int) -> list[tuple[int, i
     return [position[p] for p in range(tiles_m * tiles_n)]
 
 
+WHOLE = r"[1-9]\d*"  # a whole number >= 1, as the arguments take it
+
+
 def parse_shape(text: str) -> tuple[int, int, int]:
-    match = re.fullmatch(r"([1-9]\d*)x([1-9]\d*)x([1-9]\d*)", text)
+    match = re.fullmatch(rf"({WHOLE})x({WHOLE})x({WHOLE})", text)
     if not match:
         raise argparse.ArgumentTypeError(f"expected MxNxK with M, N, K >= 1, got '{text}'")
     return tuple(int(g) for g in match.groups())
 
 
 def parse_positive_int(text: str) -> int:
-    if not re.fullmatch(r"[1-9]\d*", text):
+    if not re.fullmatch(WHOLE, text):
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got '{text}'")
     return int(text)
 
