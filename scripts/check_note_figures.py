@@ -94,23 +94,31 @@ def side_by_side_kernels(line: str) -> Optional[list[int]]:
     return [int(head[1]) for head in heads] if all(heads) else None
 
 
+def table_head(line: str) -> Optional[tuple[Optional[re.Match], Optional[list[int]]]]:
+    """A measurement table's first line read once: (its one-kernel head, None) or (None, the kernel ids of its
+    side-by-side columns); None for any other line."""
+    header = HEADER.match(line)
+    if header:
+        return header, None
+    columns = side_by_side_kernels(line)
+    return (None, columns) if columns else None
+
+
 def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str]]:
     """(tables checked, problems) for one note; with `fix`, the note is rewritten with the CSV's figures."""
     text = note.read_text(encoding="utf-8")
     lines = text.splitlines()
-    tables = [i for i, line in enumerate(lines) if HEADER.match(line) or side_by_side_kernels(line)]
+    tables = {i: head for i, line in enumerate(lines) if (head := table_head(line))}
     if not tables:
         return 0, []
     problems = []
     changed = False
-    for start in tables:
+    for start, (header, columns) in tables.items():
         links = [match for line in lines[:start] for match in CSV_LINK.finditer(line)]
         if not links:
             raise InputError(f"{note}: the measurement table at line {start + 1} has no compare.csv link above it")
         link = links[-1][1]
         results = load_csv((note.parent / link).resolve())
-        header = HEADER.match(lines[start])
-        columns = None if header else side_by_side_kernels(lines[start])
         for number in range(start + 2, len(lines)):
             line = lines[number]
             if not line.startswith("|"):
