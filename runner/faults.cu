@@ -8,6 +8,7 @@
 #include "runner/device.h"
 #include "runner/random.h"
 #include "runner/tolerance.h"
+#include "runner/watchdog.h"
 
 namespace gemm {
 namespace {
@@ -28,7 +29,7 @@ __global__ void illegal_address_kernel(bf16* nowhere) { nowhere[threadIdx.x] = _
 // which does not wait for the legacy default stream: the copy goes on `stream` instead.
 void write_element(bf16* element, bf16 value, cudaStream_t stream) {
   CUDA_CHECK(cudaMemcpyAsync(element, &value, sizeof value, cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, kHangSlackSeconds);  // a two-byte copy; the limit is for a wedged GPU
 }
 
 // `value` moved by four times its tolerance at depth k.
@@ -67,7 +68,7 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
     check_launch("illegal_address_kernel");
     return "a write through a null pointer";
   }
-  CUDA_CHECK(cudaStreamSynchronize(stream));  // only reached when the stream's work is known to be done
+  wait_for_stream(stream, kHangSlackSeconds);  // only reached when the stream's work is known to be done
   if (fault == Fault::kReference) {
     const bf16 value = far_outside_tolerance(copy_element_to_host(reference), problem.k);
     write_element(reference, value, stream);
