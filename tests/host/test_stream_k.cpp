@@ -276,6 +276,10 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   // heads and tails: whole, on 64 clusters
   EXPECT_EQ(StreamKSchedule::make(256, 64, 66).whole_tiles, 256);
   EXPECT_EQ(StreamKSchedule::make(256, 64, 66).workers, 64);
+  // 6144³: 576 cluster tiles of 96 k blocks, 8 rounds and 48: 18 idle clusters, 26.2 k blocks each, and 48 > 44
+  // tiles for heads and tails: whole, in 9 rounds of 64 clusters
+  EXPECT_EQ(StreamKSchedule::make(576, 96, 66).whole_tiles, 576);
+  EXPECT_EQ(StreamKSchedule::make(576, 96, 66).workers, 64);
   // Split schedules keep every worker.
   EXPECT_EQ(cube.workers, 66);
   EXPECT_EQ(StreamKSchedule::make(4096, 256, 66).workers, 66);
