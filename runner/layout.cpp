@@ -489,8 +489,9 @@ std::vector<LayoutBlock> draw_tile_order(const LayoutCommand& command) {
   if (waves > 6) grid.notes.push_back(cat("waves 6 to ", waves - 1, ": not listed, counted in the total"));
   grid.notes.push_back(cat("all ", waves, " waves: ", std::to_string(total), " rows of A and B of K elements each (row by row: ",
                            std::to_string(row_major_total), ")"));
-  grid.notes.push_back(hilbert ? "common/hilbert_order.h: hilbert_tile_order(tiles_m, tiles_n)"
-                               : "common/tile_scheduler.h: GroupedTileOrder{tiles_m, tiles_n, group_rows}.at(position)");
+  grid.notes.push_back(hilbert
+                           ? "common/hilbert_order.h: hilbert_tile_order(tiles_m, tiles_n)"
+                           : "common/tile_scheduler.h: GroupedTileOrder{tiles_m, tiles_n, group_rows}.at(position)");
   return {grid, wave_grid};
 }
 
