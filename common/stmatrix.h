@@ -19,6 +19,13 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t smem_row_address, uint32_t 
                : "memory");
 }
 
+// Two 8 × 8 matrices: lanes 0-15 give the row addresses (8j .. 8j + 7 for matrix j), every lane its two
+// registers. Kernel 09's ping-pong stores a box's last 16 columns with it. SASS: STSM.16.M88.2.
+__device__ __forceinline__ void stmatrix_x2(uint32_t smem_row_address, uint32_t r0, uint32_t r1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};\n" ::"r"(smem_row_address), "r"(r0), "r"(r1)
+               : "memory");
+}
+
 // Two fp32 as one bf16x2 register: `low` in bits 0-15 (the lower column), `high` in bits 16-31.
 __device__ __forceinline__ uint32_t pack_bf16x2(float low, float high) {
   const __nv_bfloat162 pair = __floats2bfloat162_rn(low, high);

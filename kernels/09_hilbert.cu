@@ -40,6 +40,18 @@
 // accumulators), and is staged after the next unit's first k block has been issued, while its wgmmas run.
 // Everything else is kernel 08's.
 //
+// Where tiles are short (small K) the tile boundaries cost the most: about 3.3 k idle cycles each on an H100, 5 %
+// of a 128 × 256 tile with K = 4096. There 09 launches a second kernel, hilbert_pingpong_kernel: 128 × 176 tiles,
+// each consumer warpgroup computing a whole tile (two m64n176 halves, 176 accumulators a thread) while the other
+// stores its last one, the two taking the cluster's tiles in turn. The producer loads the tiles back to back into
+// one ring; a warpgroup starts on its tile's stages only once the other has issued its last k block (a named
+// barrier passes the turn: a parity wait is unambiguous only within one lap of the ring), so its first wgmmas queue
+// behind the other's last and the tensor pipe does not stop at a tile boundary. Each warp stores its own rows of C
+// (8-row boxes through two 1 KB slots of its own, common/wgmma_epilogue.h's store_warp_box) and meets no other
+// warp: staged by the whole warpgroup between barriers, C's writes cost this kernel twice as much. Its tiles are in
+// kernel 06's grouped order (bands of 8 cluster rows), with no split of the last round, so it pays only where its
+// rounds come out nearly whole: common/pingpong_choice.h holds the rule, a cost model of both kernels.
+//
 // Shapes: any M; N and K multiples of 8.
 
 #include <memory>
@@ -53,11 +65,13 @@
 #include "common/hilbert_order.h"
 #include "common/mbarrier.h"
 #include "common/named_barrier.h"
+#include "common/pingpong_choice.h"
 #include "common/pipeline_state.h"
 #include "common/round_barrier.h"
 #include "common/setmaxnreg.h"
 #include "common/shared_storage.h"
 #include "common/stream_k.h"
+#include "common/tile_scheduler.h"
 #include "common/tensor_map.h"
 #include "common/tma.h"
 #include "common/wgmma.h"
@@ -275,10 +289,185 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+// ---- the ping-pong kernel: tile parameters -------------------------------------------------------------------
+// The launch (threads, registers, clusters of two along M sharing B) and kBlockM, kBlockK are the cooperative
+// kernel's; the tile is narrower, so that one warpgroup holds a whole tile's accumulators.
+constexpr int kPingPongBlockN = 176;  // 2 × 88 accumulators a thread for 128 rows: 176 + addressing in 232 registers
+constexpr int kPingPongStages = 5;    // 5 × 38 KB = 190 KB, and 16 KB of C slots
+constexpr int kPingPongGroupRows = 8;  // kernel 06's bands of 8 (cluster) rows
+constexpr int kPingPongAccumulators = kPingPongBlockN / 2;  // per thread for one 64-row half
+constexpr int kPingPongTileBytesB = kPingPongBlockN * kBlockK * sizeof(bf16);
+constexpr int kPingPongSliceRowsB = kPingPongBlockN / kClusterM;  // 88: eleven 8-row swizzle atoms
+constexpr int kWarpsPerWarpgroup = 4;
+constexpr int kCSlotsPerWarp = 2;        // a warp stages a box in one while the other's store reads the other
+constexpr int kLastBoxCols = kPingPongBlockN - 2 * kBoxCols;  // 176 = 64 + 64 + 48
+static_assert(kClusterN == 1 && kPingPongBlockN % (8 * kClusterM) == 0 && kLastBoxCols % 16 == 0);
+
+struct PingPongSharedStorage {
+  alignas(1024) bf16 a[kPingPongStages][kBlockM * kBlockK];
+  alignas(1024) bf16 b[kPingPongStages][kPingPongBlockN * kBlockK];
+  alignas(1024) bf16 c[kConsumers][kWarpsPerWarpgroup][kCSlotsPerWarp][8 * kBoxCols];  // 8 × 64 boxes, 1 KB
+  uint64_t full[kPingPongStages];
+  uint64_t empty[kPingPongStages];
+};
+constexpr int kPingPongSharedBytes = shared_storage_bytes<PingPongSharedStorage>();
+static_assert(kPingPongSharedBytes <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of shared memory");
+
+// ---- the ping-pong kernel ------------------------------------------------------------------------------------
+__global__ void __launch_bounds__(kThreads, 1)
+    hilbert_pingpong_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                            const __grid_constant__ CUtensorMap map_c, const __grid_constant__ CUtensorMap map_c_last,
+                            GemmProblem problem) {
+#if GEMM_SM90A_DEVICE_CODE
+  PingPongSharedStorage& smem = shared_storage<PingPongSharedStorage>();
+  const GroupedTileOrder order{ceil_div(ceil_div(problem.m, kBlockM), kClusterM), ceil_div(problem.n, kPingPongBlockN),
+                               kPingPongGroupRows};
+  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  const int rank_m = static_cast<int>(cluster_cta_rank());  // clusters of kClusterM along M
+  uint16_t column_mask = 0;  // the CTAs sharing this CTA's B: the whole cluster
+  for (int m = 0; m < kClusterM; ++m) column_mask |= 1u << m;
+
+  if (threadIdx.x == 0) {
+    for (int stage = 0; stage < kPingPongStages; ++stage) {
+      mbarrier_init(&smem.full[stage], 1);
+      mbarrier_init(&smem.empty[stage], kStageReaders * 4);  // one consumer warpgroup reads a stage: its 4 warps
+    }
+    fence_mbarrier_init_cluster();
+  }
+  cluster_sync();
+
+  if (warpgroup == 0) {
+    // ---- producer: the cluster's tiles back to back, every k block of each ----
+    setmaxnreg_dec<kProducerRegisters>();
+    if (threadIdx.x == 0) {
+      PipelineState<kPingPongStages> write;
+      for (int tile = cluster_index(); tile < order.count(); tile += cluster_count()) {
+        const TileCoord cluster_tile = order.at(tile);
+        const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
+        const int col = cluster_tile.n * kPingPongBlockN;
+        for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+          mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
+          mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kPingPongTileBytesB);
+          tma_load_2d(smem.a[write.stage], &map_a, &smem.full[write.stage], k_tile * kBlockK, row);
+          tma_load_2d_multicast(smem.b[write.stage] + rank_m * kPingPongSliceRowsB * kBlockK, &map_b,
+                                &smem.full[write.stage], k_tile * kBlockK, col + rank_m * kPingPongSliceRowsB,
+                                column_mask);
+          write.advance();
+        }
+      }
+    }
+  } else {
+    // ---- consumers: warpgroup c computes the cluster's tiles c, c + 2, c + 4, ... whole ----
+    setmaxnreg_inc<kConsumerRegisters>();
+    const int consumer = __shfl_sync(0xffffffffu, warpgroup - 1, 0);  // the same in every lane: uniform registers
+    const int warp = threadIdx.x / 32 % kWarpsPerWarpgroup;
+    const bool warp_leader = threadIdx.x % 32 == 0;
+    const auto release_stage = [&](int stage) {  // as the cooperative kernel's
+      if (!warp_leader) return;
+      for (uint32_t cta = 0; cta < kClusterSize; ++cta) mbarrier_arrive_cluster(&smem.empty[stage], cta);
+    };
+    // Named barrier 1 + c hands the turn to warpgroup c (0 is CTA-wide).
+    const uint32_t my_turn = 1 + consumer, their_turn = 1 + (1 - consumer);
+    float top[kPingPongAccumulators], bottom[kPingPongAccumulators];  // rows 0-63 and 64-127 of the tile
+    PipelineState<kPingPongStages> read, release;
+    if (consumer == 1) {  // the other warpgroup's first tile goes by first
+      read.advance(k_tiles);
+      release.advance(k_tiles);
+    }
+    bool my_first_tile = true;
+    for (int tile = cluster_index() + consumer * cluster_count(); tile < order.count(); tile += 2 * cluster_count()) {
+      // Wait for the turn: the other warpgroup has issued every k block of the tile before, so this tile's stages
+      // are the next lap of the ring and their parities mean what they say.
+      if (consumer == 1 || !my_first_tile) named_barrier_sync(my_turn, 2 * kWarpgroupThreads);
+      my_first_tile = false;
+      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        mbarrier_wait(&smem.full[read.stage], read.phase);
+        wgmma_fence();
+        const uint32_t a_base = smem_address(smem.a[read.stage]);
+        const uint32_t b_base = smem_address(smem.b[read.stage]);
+#pragma unroll
+        for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
+          const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
+          const uint64_t b_descriptor = wgmma_descriptor_k_major_128b(b_base + k_offset);
+          wgmma_m64n176k16(top, wgmma_descriptor_k_major_128b(a_base + k_offset), b_descriptor,
+                           k_tile > 0 || k_step > 0);
+          wgmma_m64n176k16(bottom, wgmma_descriptor_k_major_128b(a_base + kWgmmaM * kRowBytes + k_offset),
+                           b_descriptor, k_tile > 0 || k_step > 0);
+        }
+        wgmma_commit_group();
+        read.advance();
+        wgmma_wait_group<1>();  // the previous k block's group is done: release its stage
+        if (k_tile > 0) {
+          release_stage(release.stage);
+          release.advance();
+        }
+      }
+      // Every k block of this tile is issued: the other warpgroup may start on the next tile, whose first wgmmas
+      // queue behind this tile's last ones.
+      if (tile + static_cast<int>(cluster_count()) < order.count()) named_barrier_arrive(their_turn, 2 * kWarpgroupThreads);
+      wgmma_wait_group<0>();
+      release_stage(release.stage);
+      release.advance();
+      read.advance(k_tiles);  // the other warpgroup's next tile goes by
+      release.advance(k_tiles);
+      wgmma_fence_operands(top);
+      wgmma_fence_operands(bottom);
+      // C, while the other warpgroup multiplies: each warp its own 16 rows of each half, as 8-row boxes of 64, 64
+      // and 48 columns.
+      const TileCoord cluster_tile = order.at(tile);
+      const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + warp * 16;
+      const int col = cluster_tile.n * kPingPongBlockN;
+      bf16(&slots)[kCSlotsPerWarp][8 * kBoxCols] = smem.c[consumer][warp];
+      store_warp_box<0, 0, kBoxCols>(top, slots[0], &map_c, col, row);
+      store_warp_box<0, 8, kBoxCols>(top, slots[1], &map_c, col + kBoxCols, row);
+      store_warp_box<0, 16, kLastBoxCols>(top, slots[0], &map_c_last, col + 2 * kBoxCols, row);
+      store_warp_box<1, 0, kBoxCols>(top, slots[1], &map_c, col, row + 8);
+      store_warp_box<1, 8, kBoxCols>(top, slots[0], &map_c, col + kBoxCols, row + 8);
+      store_warp_box<1, 16, kLastBoxCols>(top, slots[1], &map_c_last, col + 2 * kBoxCols, row + 8);
+      store_warp_box<0, 0, kBoxCols>(bottom, slots[0], &map_c, col, row + kWgmmaM);
+      store_warp_box<0, 8, kBoxCols>(bottom, slots[1], &map_c, col + kBoxCols, row + kWgmmaM);
+      store_warp_box<0, 16, kLastBoxCols>(bottom, slots[0], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM);
+      store_warp_box<1, 0, kBoxCols>(bottom, slots[1], &map_c, col, row + kWgmmaM + 8);
+      store_warp_box<1, 8, kBoxCols>(bottom, slots[0], &map_c, col + kBoxCols, row + kWgmmaM + 8);
+      store_warp_box<1, 16, kLastBoxCols>(bottom, slots[1], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM + 8);
+    }
+    if (threadIdx.x % 32 == 0) tma_store_wait<0>();  // the slots must outlive the last stores' reads
+  }
+  cluster_sync();
+#endif
+}
+
+// The ping-pong kernel's launch: one cluster per SM pair, as many as fit (or as there are cluster tiles).
+GemmLaunch prepare_pingpong(const GemmProblem& problem, int clusters) {
+  const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_b =
+      make_tensor_map_2d(problem.b, problem.n, problem.k, kPingPongSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_c_last =
+      make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kLastBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  const int grid = clusters * kClusterSize;
+  const auto enqueue = [=](cudaStream_t stream) {
+    launch_with_cluster(hilbert_pingpong_kernel, grid, kThreads, kPingPongSharedBytes, kClusterSize, stream, map_a,
+                        map_b, map_c, map_c_last, problem);
+  };
+  return {enqueue, reinterpret_cast<const void*>(hilbert_pingpong_kernel)};
+}
+
 }  // namespace
 
 // ---- launcher ----------------------------------------------------------------------------------------
 GemmLaunch prepare_hilbert(const GemmProblem& problem) {
+  // The ping-pong kernel where the cost model puts it ahead (common/pingpong_choice.h), else the cooperative one.
+  CUDA_CHECK(cudaFuncSetAttribute(hilbert_pingpong_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  kPingPongSharedBytes));
+  const int pingpong_cluster_tiles =
+      ceil_div(ceil_div(problem.m, kBlockM), kClusterM) * ceil_div(problem.n, kPingPongBlockN);
+  const int pingpong_clusters = persistent_cluster_count(hilbert_pingpong_kernel, kThreads, kPingPongSharedBytes,
+                                                         kClusterSize, pingpong_cluster_tiles);
+  if (estimate_pingpong(problem.m, problem.n, problem.k, pingpong_clusters).pingpong)
+    return prepare_pingpong(problem, pingpong_clusters);
+
   const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, kWgmmaM, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
@@ -329,3 +518,4 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
 // sass: sm_90a hilbert_kernel UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a hilbert_pingpong_kernel HGMMA\.64x176x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8

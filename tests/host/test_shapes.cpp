@@ -166,6 +166,11 @@ TEST(ShapeSuite, ContainsTheShapesWhoseLastRoundKernel09Splits) {
   }
 }
 
+TEST(ShapeSuite, ContainsAShapeForKernel09sPingPong) {  // tests/host/test_pingpong_choice.cpp: the rule picks it
+  EXPECT_TRUE(contains(shape_suite(), {3900, 14000, 1000}));
+  EXPECT_TRUE(tma_aligned({3900, 14000, 1000}));
+}
+
 TEST(ShapeSuite, ContainsTheLongKShapesOfTheAccumulationTerm) {
   EXPECT_TRUE(contains(shape_suite(), {100, 264, 65536}));
   EXPECT_TRUE(contains(shape_suite(), {128, 256, 262144}));

@@ -236,5 +236,17 @@ TEST(PipelineState, MatchesTheKIndexFormulaOfKernels04And05) {
   }
 }
 
+TEST(PipelineState, SkippingStepsEqualsAdvancingOneAtATime) {
+  for (int start = 0; start < 12; ++start)
+    for (int steps = 0; steps < 40; ++steps) {
+      PipelineState<5> one_by_one, at_once;
+      for (int i = 0; i < start; ++i) one_by_one.advance(), at_once.advance();
+      for (int i = 0; i < steps; ++i) one_by_one.advance();
+      at_once.advance(steps);
+      EXPECT_EQ(at_once.stage, one_by_one.stage) << start << " + " << steps;
+      EXPECT_EQ(at_once.phase, one_by_one.phase) << start << " + " << steps;
+    }
+}
+
 }  // namespace
 }  // namespace gemm

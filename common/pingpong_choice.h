@@ -1,0 +1,56 @@
+// Which of kernel 09's two kernels a problem gets (host side; kernels/09_hilbert.cu, its notes' "Warpgroups in
+// turn where tiles are short").
+//
+// 09's cooperative kernel computes 128 × 256 tiles with both consumer warpgroups on one tile, and the tensor pipe
+// idles at every tile boundary while they store C and wait for the next tile's first stage: about 3.3 k cycles per
+// tile (H100, the notes' "Where a tile's cycles go"), which costs most where tiles are short (small K). Its
+// ping-pong kernel computes 128 × 176 tiles, each consumer warpgroup a whole tile in turn, so that one's epilogue
+// runs under the other's main loop; its tiles read more operand bytes per output, it pads N to a multiple of 176,
+// and it has no split of the last round, so it pays only where its rounds of cluster tiles come out nearly whole.
+//
+// The rule compares cycles per SM from a model of each (k blocks of 64; the dense bf16 rate of an SM is 4096
+// flops a cycle, so a 128 × 256 × 64 block is 1024 cycles and a 128 × 176 × 64 block 704):
+//   cooperative  all 128 × 256 tiles spread evenly over the SMs (the stream-K tail evens out the last round),
+//                plus kCooperativeBoundaryCycles per round of tiles;
+//   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 704-cycle k blocks, kPingPongOverhead
+//                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200).
+// and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's
+// late start and its lone last tile weigh; 4096³, 6 rounds, measured 3.5-6.5 % behind 09 where the model put it
+// 2 % ahead) and the model puts it kPingPongMargin ahead. The constants come from profiles of a few shapes; the
+// shapes the rule was checked on after it was written down are in the notes.
+#pragma once
+
+#include <cuda_runtime.h>  // __host__ __device__ for host compilers too
+
+namespace gemm {
+
+constexpr double kCooperativeBoundaryCycles = 3300;  // 09's idle cycles per tile boundary (H100, probes)
+constexpr double kPingPongOverhead = 1.01;           // the ping-pong's cycles over its whole rounds (H100)
+constexpr double kPingPongMargin = 1.02;             // how far ahead the model must put it
+constexpr int kPingPongMinRounds = 16;
+
+struct PingPongEstimate {
+  double cooperative_cycles = 0;  // per SM
+  double pingpong_cycles = 0;     // per SM
+  int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs
+  bool pingpong = false;          // the rule's choice
+};
+
+// m × n × k on `clusters` clusters of two CTAs (the same count for both kernels: they have the same launch shape).
+__host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, int k, int clusters) {
+  const auto div_up = [](long long a, long long b) { return (a + b - 1) / b; };
+  PingPongEstimate estimate;
+  const long long k_blocks = div_up(k, 64);
+  const long long tiles = div_up(m, 128) * div_up(n, 256);
+  const long long sms = 2LL * clusters;
+  estimate.cooperative_cycles = static_cast<double>(tiles * k_blocks * 1024) / static_cast<double>(sms) +
+                                static_cast<double>(div_up(tiles, sms)) * kCooperativeBoundaryCycles;
+  const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, 176);
+  estimate.pingpong_rounds = static_cast<int>(div_up(cluster_tiles, clusters));
+  estimate.pingpong_cycles = static_cast<double>(estimate.pingpong_rounds * k_blocks * 704) * kPingPongOverhead;
+  estimate.pingpong = estimate.pingpong_rounds >= kPingPongMinRounds &&
+                      estimate.cooperative_cycles >= kPingPongMargin * estimate.pingpong_cycles;
+  return estimate;
+}
+
+}  // namespace gemm
