@@ -331,7 +331,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int stage = 0; stage < kPingPongStages; ++stage) {
       mbarrier_init(&smem.full[stage], 1);
-      mbarrier_init(&smem.empty[stage], kStageReaders * 4);  // one consumer warpgroup reads a stage: its 4 warps
+      mbarrier_init(&smem.empty[stage], kStageReaders * kWarpsPerWarpgroup);  // one consumer warpgroup reads a stage
     }
     fence_mbarrier_init_cluster();
   }
