@@ -42,11 +42,7 @@ const KernelInfo& require_kernel(int id) {
 }
 
 // The width of the name column in the list and in check's lines, for every registered kernel's name.
-int kernel_name_width() {
-  size_t longest_name = 0;
-  for (const KernelInfo& kernel : all_kernels()) longest_name = std::max(longest_name, kernel.name.size());
-  return name_column_width(longest_name);
-}
+int kernel_name_width() { return name_column_width(all_kernels()); }
 
 std::string kernel_label(const KernelInfo& kernel) {
   return "kernel " + std::to_string(kernel.id) + " (" + std::string(kernel.name) + ")";

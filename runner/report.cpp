@@ -146,12 +146,8 @@ void write_markdown(std::ostream& out, const Environment& environment, const Com
   }
 }
 
-int name_column_width(size_t longest_name) { return static_cast<int>(std::max<size_t>(18, longest_name + 2)); }
-
 void write_table(std::ostream& out, const std::vector<ResultRow>& rows) {
-  size_t longest_name = 0;
-  for (const ResultRow& row : rows) longest_name = std::max(longest_name, row.name.size());
-  const int names = name_column_width(longest_name);
+  const int names = name_column_width(rows);
   out << std::left << std::setw(4) << "id" << std::setw(names) << "name" << std::right << std::setw(20) << "shape"
       << std::setw(11) << "ms" << std::setw(10) << "TFLOP/s" << std::setw(11) << "vs cuBLAS" << std::setw(11)
       << "max rel" << "  " << "status\n";

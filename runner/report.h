@@ -1,6 +1,7 @@
 // What `gemm compare` reports: a table on stdout and, with --out, compare.csv / compare.json / compare.md.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <ostream>
@@ -62,8 +63,13 @@ nlohmann::json to_json(const Environment& environment, const CompareSettings& se
 void write_markdown(std::ostream& out, const Environment& environment, const CompareSettings& settings,
                     const std::vector<ResultRow>& rows);
 // The width of the kernel-name column of the stdout tables (compare's, check's lines, list): 18, or wider where
-// the longest name needs it (the experiments' names can be long).
-int name_column_width(size_t longest_name);
+// the longest `name` of `named` (registry entries, result rows) needs it (the experiments' names can be long).
+template <typename Named>
+int name_column_width(const Named& named) {
+  size_t longest_name = 0;
+  for (const auto& item : named) longest_name = std::max(longest_name, item.name.size());
+  return static_cast<int>(std::max<size_t>(18, longest_name + 2));
+}
 // The stdout table.
 void write_table(std::ostream& out, const std::vector<ResultRow>& rows);
 std::string environment_line(const Environment& environment);
