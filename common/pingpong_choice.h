@@ -2,8 +2,9 @@
 // turn where tiles are short").
 //
 // 09's cooperative kernel computes 128 × 256 tiles with both consumer warpgroups on one tile, and the tensor pipe
-// idles at every tile boundary while they store C and wait for the next tile's first stage: about 3.3 k cycles per
-// tile (H100, the notes' "Where a tile's cycles go"), which costs most where tiles are short (small K). Its
+// idles at every tile boundary while they store C and wait for the next tile's first stage: its SMs are active about
+// 3.3 k cycles per tile beyond the multiplies (H100, LLM shape; docs/09_against_cublas.md, "What would still close
+// the gap"), which costs most where tiles are short (small K). Its
 // ping-pong kernel computes 128 × 176 tiles, each consumer warpgroup a whole tile in turn, so that one's epilogue
 // runs under the other's main loop; its tiles read more operand bytes per output, it pads N to a multiple of 176,
 // and it has no split of the last round, so it pays only where its rounds of cluster tiles come out nearly whole.
@@ -15,8 +16,8 @@
 //   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 704-cycle k blocks, kPingPongOverhead
 //                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200).
 // and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's
-// late start and its lone last tile weigh; 4096³, 6 rounds, measured 3.5-6.5 % behind 09 where the model put it
-// 2 % ahead) and the model puts it kPingPongMargin ahead. The constants come from profiles of a few shapes; the
+// late start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it
+// measured level) and the model puts it kPingPongMargin ahead. The constants come from profiles of a few shapes; the
 // shapes the rule was checked on after it was written down are in the notes.
 #pragma once
 
@@ -24,7 +25,7 @@
 
 namespace gemm {
 
-constexpr double kCooperativeBoundaryCycles = 3300;  // 09's idle cycles per tile boundary (H100, probes)
+constexpr double kCooperativeBoundaryCycles = 3300;  // 09's cycles per tile beyond its multiplies (H100)
 constexpr double kPingPongOverhead = 1.01;           // the ping-pong's cycles over its whole rounds (H100)
 constexpr double kPingPongMargin = 1.02;             // how far ahead the model must put it
 constexpr int kPingPongMinRounds = 16;

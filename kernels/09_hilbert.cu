@@ -31,8 +31,8 @@
 // inside a tile writes its fp32 partial sums to a workspace and raises a flag; the cluster that computed the
 // tile's first k blocks waits for the flags, adds the partials and stores C. Where even shares do not pay, the
 // remaining tiles may be cut into a head and a tail instead, all heads starting at one k block together and all
-// tails at another (4096 × 14336 × 4096); where neither pays (4096³), only as many clusters are
-// launched as the rounds need (64 of 66).
+// tails at another (4096 × 14336 × 4096, before the ping-pong kernel below took that shape); where neither pays
+// (4096³), only as many clusters are launched as the rounds need (64 of 66).
 //
 // Both consumers end their tiles together, and the tensor pipe idles until they start the next: through kernel
 // 08's epilogue, which stages half of C, sends it, waits for the TMA store to have read the buffer, and stages the
@@ -40,17 +40,17 @@
 // accumulators), and is staged after the next unit's first k block has been issued, while its wgmmas run.
 // Everything else is kernel 08's.
 //
-// Where tiles are short (small K) the tile boundaries cost the most: about 3.3 k idle cycles each on an H100, 5 %
-// of a 128 × 256 tile with K = 4096. There 09 launches a second kernel, hilbert_pingpong_kernel: 128 × 176 tiles,
-// each consumer warpgroup computing a whole tile (two m64n176 halves, 176 accumulators a thread) while the other
-// stores its last one, the two taking the cluster's tiles in turn. The producer loads the tiles back to back into
-// one ring; a warpgroup starts on its tile's stages only once the other has issued its last k block (a named
-// barrier passes the turn: a parity wait is unambiguous only within one lap of the ring), so its first wgmmas queue
-// behind the other's last and the tensor pipe does not stop at a tile boundary. Each warp stores its own rows of C
-// (8-row boxes through two 1 KB slots of its own, common/wgmma_epilogue.h's store_warp_box) and meets no other
+// Where tiles are short (small K) the tile boundaries cost the most: about 3.3 k cycles a tile beyond its multiplies
+// on an H100, 5 % of a 128 × 256 tile with K = 4096. There 09 launches a second kernel, hilbert_pingpong_kernel:
+// 128 × 176 tiles, each consumer warpgroup computing a whole tile (two m64n176 halves, 176 accumulators a thread) while
+// the other stores its last one, the two taking the cluster's tiles in turn. The producer loads the tiles back to
+// back into one ring; a warpgroup starts on its tile's stages only once the other has issued its last k block (a
+// named barrier passes the turn: a parity wait is unambiguous only within one lap of the ring), so its first wgmmas
+// queue behind the other's last and the tensor pipe does not stop at a tile boundary. Each warp stores its own rows
+// of C (8-row boxes through two 1 KB slots of its own, common/wgmma_epilogue.h's store_warp_box) and meets no other
 // warp: staged by the whole warpgroup between barriers, C's writes cost this kernel twice as much. Its tiles are in
-// kernel 06's grouped order (bands of 8 cluster rows), with no split of the last round, so it pays only where its
-// rounds come out nearly whole: common/pingpong_choice.h holds the rule, a cost model of both kernels.
+// kernels 07-08's grouped order (bands of 8 cluster rows), with no split of the last round, so it pays only where
+// its rounds come out nearly whole: common/pingpong_choice.h holds the rule, a cost model of both kernels.
 //
 // Shapes: any M; N and K multiples of 8.
 
@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 // kernel's; the tile is narrower, so that one warpgroup holds a whole tile's accumulators.
 constexpr int kPingPongBlockN = 176;  // 2 × 88 accumulators a thread for 128 rows: 176 + addressing in 232 registers
 constexpr int kPingPongStages = 5;    // 5 × 38 KB = 190 KB, and 16 KB of C slots
-constexpr int kPingPongGroupRows = 8;  // kernel 06's bands of 8 (cluster) rows
+constexpr int kPingPongGroupRows = 8;  // kernels 07-08's bands of 8 cluster rows
 constexpr int kPingPongAccumulators = kPingPongBlockN / 2;  // per thread for one 64-row half
 constexpr int kPingPongTileBytesB = kPingPongBlockN * kBlockK * sizeof(bf16);
 constexpr int kPingPongSliceRowsB = kPingPongBlockN / kClusterM;  // 88: eleven 8-row swizzle atoms
@@ -405,7 +405,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       // Every k block of this tile is issued: the other warpgroup may start on the next tile, whose first wgmmas
       // queue behind this tile's last ones.
-      if (tile + static_cast<int>(cluster_count()) < order.count()) named_barrier_arrive(their_turn, 2 * kWarpgroupThreads);
+      if (tile + static_cast<int>(cluster_count()) < order.count())
+        named_barrier_arrive(their_turn, 2 * kWarpgroupThreads);
       wgmma_wait_group<0>();
       release_stage(release.stage);
       release.advance();
@@ -440,10 +441,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // The ping-pong kernel's launch: one cluster per SM pair, as many as fit (or as there are cluster tiles).
 GemmLaunch prepare_pingpong(const GemmProblem& problem, int clusters) {
-  const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_a =
+      make_tensor_map_2d(problem.a, problem.m, problem.k, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_b =
       make_tensor_map_2d(problem.b, problem.n, problem.k, kPingPongSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-  const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_c =
+      make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_c_last =
       make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kLastBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
   const int grid = clusters * kClusterSize;
