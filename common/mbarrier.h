@@ -47,6 +47,15 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* barrier, uint3
       : "memory");
 }
 
+// One such arrival in every CTA of the cluster whose rank's bit is set in `cta_mask` (ranks below kClusterSize):
+// a consumer warp's release of a stage to every CTA whose loads fill it. Introduced by kernel 07.
+template <int kClusterSize>
+__device__ __forceinline__ void mbarrier_arrive_cluster_ctas(uint64_t* barrier, uint32_t cta_mask) {
+#pragma unroll
+  for (int cta = 0; cta < kClusterSize; ++cta)
+    if (cta_mask & (1u << cta)) mbarrier_arrive_cluster(barrier, static_cast<uint32_t>(cta));
+}
+
 // A relaxed arrive at cluster scope on the barrier at the same offset in CTA `cta_rank` (the matching wait is
 // mbarrier_wait_relaxed_cluster, below): how the two CTAs of a tcgen05 pair hand a Tensor Memory accumulator
 // back and forth. The ordering comes from the tcgen05 fences around them (tcgen05.fence::before_thread_sync

@@ -151,9 +151,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool warp_leader = threadIdx.x % 32 == 0;
     // One warp's release of a stage: an arrival on the empty barrier of every CTA whose loads fill it.
     const auto release_stage = [&](int stage) {
-      if (!warp_leader) return;
-      for (uint32_t cta = 0; cta < kClusterSize; ++cta)
-        if (stage_readers & (1u << cta)) mbarrier_arrive_cluster(&smem.empty[stage], cta);
+      if (warp_leader) mbarrier_arrive_cluster_ctas<kClusterSize>(&smem.empty[stage], stage_readers);
     };
     float acc[kBlockN / 2];  // written by each tile's first wgmma (scale-d = 0): no clearing
     PipelineState<kStages> read, release;

@@ -202,9 +202,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint32_t consumer_barrier = 1 + consumer;  // named barrier of this warpgroup's 128 threads (0 is CTA-wide)
     // One warp's release of a stage: an arrival on the empty barrier of every CTA whose loads fill it.
     const auto release_stage = [&](int stage) {
-      if (!warp_leader) return;
-      for (uint32_t cta = 0; cta < kClusterSize; ++cta)
-        if (stage_readers & (1u << cta)) mbarrier_arrive_cluster(&smem.empty[stage], cta);
+      if (warp_leader) mbarrier_arrive_cluster_ctas<kClusterSize>(&smem.empty[stage], stage_readers);
     };
     // This warpgroup's part of a schedule slot (common/stream_k.h) in the workspace and the flags: same rank,
     // same consumer.
@@ -363,9 +361,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer = __shfl_sync(0xffffffffu, warpgroup - 1, 0);  // the same in every lane: uniform registers
     const int warp = threadIdx.x / 32 % kWarpsPerWarpgroup;
     const bool warp_leader = threadIdx.x % 32 == 0;
-    const auto release_stage = [&](int stage) {  // as the cooperative kernel's
-      if (!warp_leader) return;
-      for (uint32_t cta = 0; cta < kClusterSize; ++cta) mbarrier_arrive_cluster(&smem.empty[stage], cta);
+    const auto release_stage = [&](int stage) {  // to every CTA whose loads fill it: the whole cluster
+      if (warp_leader) mbarrier_arrive_cluster_ctas<kClusterSize>(&smem.empty[stage], column_mask);
     };
     // Named barrier 1 + c hands the turn to warpgroup c (0 is CTA-wide).
     const uint32_t my_turn = 1 + consumer, their_turn = 1 + (1 - consumer);
