@@ -24,9 +24,12 @@ shift
 steps=build,compare,ceilings,tests,sanitize,profile
 if [ "${1:-}" = --steps ]; then steps=${2:?--steps needs a list}; shift 2; fi
 [ "${1:-}" = -- ] && shift
-mkdir -p "$out/work"
+mkdir -p "$out"
 out=$(cd "$out" && pwd)
-work=$out/work
+# The logs are gathered outside OUTPUT_DIR and packed into device_check.tgz at the end, so that OUTPUT_DIR holds a
+# handful of files: a machine that sends back only a few files of a run still sends the compare reports.
+work=$(mktemp -d "${TMPDIR:-/tmp}/device_check.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
 build=${BUILD_DIR:-build-device}
