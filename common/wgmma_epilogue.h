@@ -96,12 +96,14 @@ __device__ __forceinline__ void stage_packed_m64(const uint32_t (&packed)[kPacke
 // store has read them, let `stage` write the round into them (stage_accumulators_m64 or stage_packed_m64), make
 // those writes visible to the async proxy, and have the store leader send box b to columns first_col + 64 b of
 // rows row .. row + 63. `barrier` is the warpgroup's named barrier; only the leader may wait for its stores.
-template <int kBoxes, typename Stage>
+// kOtherBuffers: how many of the leader's latest stores read other buffers (taken in turn) and need not be done
+// reading when this round rewrites `boxes`; 0 with one buffer.
+template <int kOtherBuffers = 0, int kBoxes, typename Stage>
 __device__ __forceinline__ void store_staged_round(const CUtensorMap* map_c, bf16 (&boxes)[kBoxes][64 * 64], int row,
                                                    int first_col, bool store_leader, uint32_t barrier,
                                                    const Stage& stage) {
   constexpr uint32_t kWarpgroupThreads = 128;
-  if (store_leader) tma_store_wait_read<0>();  // the boxes' previous store has read them
+  if (store_leader) tma_store_wait_read<kOtherBuffers>();  // the boxes' previous store has read them
   named_barrier_sync(barrier, kWarpgroupThreads);
   stage();
   fence_proxy_async_shared();  // these stmatrix writes must be visible to the TMA store
@@ -114,12 +116,13 @@ __device__ __forceinline__ void store_staged_round(const CUtensorMap* map_c, bf1
 
 // One warp's part of C, staged and stored by the warp alone (kernel 09's ping-pong): rows 8 · kGroup .. + 7 of the
 // warp's 16 rows of an m64nN accumulator, its 8-column chunks kFirstChunk .. + kColumns / 8 - 1, as one box of 8 rows
-// × kColumns (at most 64: 128 bytes, the 128-byte swizzle's span) in the warp's 1 KB `slot`. The slot's rows are
-// 128 bytes apart and chunk c of row r sits at swizzled_chunk_offset(r, c), as the TMA store of a box with the
-// 128-byte swizzle expects, whatever kColumns (a narrower box keeps the span as its row pitch in shared memory: the
-// driver's documentation does not say so, kernel 09's GPU tests of its 48-column boxes do). Lane 0 first waits until the box stored from this slot two boxes ago
-// has been read (each warp alternates between two slots), and at the end sends the box to columns col .. and rows
-// row .. row + 7 of C. No barrier with the other warps: each writes and sends only its own rows.
+// × kColumns (at most 64: 128 bytes, the 128-byte swizzle's span) in the warp's 1 KB `slot`. The slot's rows are 128
+// bytes apart and chunk c of row r sits at swizzled_chunk_offset(r, c), as the TMA store of a box with the 128-byte
+// swizzle expects, whatever kColumns (a narrower box keeps the span as its row pitch in shared memory: the driver's
+// documentation does not say so, kernel 09's GPU tests of its 48-column boxes do). Lane 0 first waits until the box
+// stored from this slot two boxes ago has been read (each warp alternates between two slots), and at the end sends
+// the box to columns col .. and rows row .. row + 7 of C. No barrier with the other warps: each writes and sends only
+// its own rows.
 template <int kGroup, int kFirstChunk, int kColumns, int kAccumulators>
 __device__ __forceinline__ void store_warp_box(const float (&acc)[kAccumulators], bf16 (&slot)[8 * 64],
                                                const CUtensorMap* map_c, int col, int row) {

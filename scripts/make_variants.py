@@ -5,8 +5,10 @@
     make_variants.py --print-ids [--spec FILE]
 
 A variant is its chapter's kernels/NN_name.cu with named compile-time constants (`constexpr int kName = value;`)
-set to other values: each named constant must appear exactly once in the chapter and the value must change, so a
-renamed constant or a stale spec fails here instead of building the chapter unchanged. The variant's launcher is
+set to other values (`set`), and where an idea needs other code, passages of the chapter replaced (`replace`: a list of
+{"what", "old", "new"}, `what` a few words for the variant's header). Each named constant and each old passage must
+appear exactly once in the chapter and each value or passage must change, so a renamed constant, an edited passage or
+a stale spec fails here instead of building the chapter unchanged. The variant's launcher is
 renamed prepare_<variant name> and its kernel <variant name>_kernel, a header line records where it came from, and
 OUT_DIR/registry.inc gets its GEMM_KERNEL line (the chapter's architecture and shape rule, the variant's id and
 description). Ids must be free in the ladder (kernels/registry.inc) and two digits, like the chapters' files.
@@ -67,9 +69,28 @@ def read_spec(path: Path) -> list[dict]:
         wrong = [key for key, valid in types.items() if not valid(variant[key])]
         if not wrong:
             wrong = [f"set.{key}" for key, value in variant["set"].items() if not is_integer(value)]
+        if not wrong and not is_replace_list(variant.get("replace", [])):
+            wrong = ["replace"]
         if wrong:
             raise InputError(f"{path}: variant {variant['id']}: {', '.join(wrong)} of the wrong type")
     return variants
+
+
+def is_replace_list(value) -> bool:
+    """A list of {"what", "old", "new"} with three strings each (the optional `replace` of a variant)."""
+    return isinstance(value, list) and all(
+        isinstance(item, dict) and set(item) == {"what", "old", "new"} and all(isinstance(v, str) for v in item.values())
+        for item in value)
+
+
+def replace_passage(source: str, item: dict[str, str], where: str) -> str:
+    """`source` with the passage item["old"], which must appear exactly once, replaced by item["new"]."""
+    count = source.count(item["old"]) if item["old"] else 0
+    if count != 1:
+        raise InputError(f"{where}: the passage to replace for {item['what']!r} appears {count} times, not once")
+    if item["new"] == item["old"]:
+        raise InputError(f"{where}: the replacement for {item['what']!r} changes nothing")
+    return source.replace(item["old"], item["new"])
 
 
 def set_constant(source: str, name: str, value: int, where: str) -> tuple[str, str]:
@@ -97,8 +118,8 @@ def make_variant(variant: dict, ladder: dict[int, dict[str, str]], root: Path) -
         raise InputError(f"variant {vid}: the name {name} is a chapter's")
     if base not in ladder:
         raise InputError(f"variant {vid}: no chapter {base} in kernels/registry.inc")
-    if not variant["set"]:
-        raise InputError(f"variant {vid}: sets no constant")
+    if not variant["set"] and not variant.get("replace"):
+        raise InputError(f"variant {vid}: sets no constant and replaces no passage")
     chapter = ladder[base]
     chapter_file = f"kernels/{base:02d}_{chapter['name']}.cu"
     source = (root / chapter_file).read_text(encoding="utf-8")
@@ -106,6 +127,9 @@ def make_variant(variant: dict, ladder: dict[int, dict[str, str]], root: Path) -
     for constant, value in variant["set"].items():
         source, old = set_constant(source, constant, value, f"variant {vid} ({chapter_file})")
         changes.append(f"{constant} = {value} (was {old})")
+    for item in variant.get("replace", []):
+        source = replace_passage(source, item, f"variant {vid} ({chapter_file})")
+        changes.append(f"code: {item['what']}")
     launcher = f"prepare_{chapter['name']}"
     if len(re.findall(rf"\b{launcher}\b", source)) != 1:
         raise InputError(f"variant {vid}: {chapter_file} does not define {launcher} exactly once")
