@@ -4,15 +4,15 @@
     make_variants.py OUT_DIR [--spec FILE] [--root DIR]
     make_variants.py --print-ids [--spec FILE]
 
-A variant is its chapter's kernels/NN_name.cu with named compile-time constants (`constexpr int kName = value;`)
-set to other values (`set`), and where an idea needs other code, passages of the chapter replaced (`replace`: a list of
+A variant is its chapter's kernels/NN_name.cu with named compile-time constants (`constexpr int kName = value;`) set
+to other values (`set`), and where an idea needs other code, passages of the chapter replaced (`replace`: a list of
 {"what", "old", "new"}, `what` a few words for the variant's header). Each named constant and each old passage must
 appear exactly once in the chapter and each value or passage must change, so a renamed constant, an edited passage or
-a stale spec fails here instead of building the chapter unchanged. The variant's launcher is
-renamed prepare_<variant name> and its kernel <variant name>_kernel, a header line records where it came from, and
-OUT_DIR/registry.inc gets its GEMM_KERNEL line (the chapter's architecture and shape rule, the variant's id and
-description). Ids must be free in the ladder (kernels/registry.inc) and two digits, like the chapters' files.
-What the script wrote into OUT_DIR before is replaced; a folder holding kernels it did not write is refused.
+a stale spec fails here instead of building the chapter unchanged. The variant's launcher is renamed prepare_<name>
+and its kernel <name>_kernel, <name> the variant's, a header line records where it came from, and OUT_DIR/registry.inc
+gets its GEMM_KERNEL line (the chapter's architecture and shape rule, the variant's id and description). Ids must be
+free in the ladder (kernels/registry.inc) and two digits, like the chapters' files. What the script wrote into OUT_DIR
+before is replaced; a folder holding kernels it did not write is refused.
 
 --print-ids prints the chapters and their variants as one comma-separated list, each chapter before its
 variants, for `gemm check` and `gemm compare --kernels`.
