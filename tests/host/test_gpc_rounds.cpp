@@ -1,0 +1,111 @@
+// Rounds handed out GPC by GPC (common/gpc_rounds.h): each round computes exactly the tiles it computes without the
+// grouping, every tile once, whatever the labels; and the clusters of one GPC get tiles of one or two cluster rows.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <vector>
+
+#include "common/gpc_rounds.h"
+
+namespace gemm {
+namespace {
+
+struct Case {
+  int tiles_m, tiles_n, group_rows, clusters;
+};
+// The LLM shape's grid for the ping-pong kernel (4096 × 14336: 16 × 82 cluster tiles, 66 clusters), ragged grids,
+// a single round with clusters left over, one cluster.
+const Case kCases[] = {{16, 82, 8, 66}, {3, 5, 8, 4}, {17, 9, 8, 66}, {5, 70, 8, 66}, {1, 1, 8, 1}, {9, 13, 4, 7}};
+
+// Label layouts: everyone on one GPC, every cluster alone, GPCs dealt out round robin (as the hardware deals a
+// launch's clusters), and GPCs in blocks of consecutive clusters.
+std::vector<std::vector<int>> layouts(int clusters) {
+  std::vector<int> one(clusters, 0), alone(clusters), dealt(clusters), blocks(clusters);
+  for (int c = 0; c < clusters; ++c) {
+    alone[c] = c;
+    dealt[c] = c % 7;
+    blocks[c] = c / 9;
+  }
+  return {one, alone, dealt, blocks};
+}
+
+TEST(GpcRounds, EveryRoundComputesItsOwnTilesEachOnce) {
+  for (const Case& test_case : kCases) {
+    const GroupedTileOrder order{test_case.tiles_m, test_case.tiles_n, test_case.group_rows};
+    for (const std::vector<int>& labels : layouts(test_case.clusters)) {
+      const std::vector<int> table = gpc_grouped_rounds(order, labels);
+      const int clusters = test_case.clusters;
+      const int rounds = (order.count() + clusters - 1) / clusters;
+      ASSERT_EQ(table.size(), static_cast<size_t>(rounds) * clusters);
+      std::set<int> seen;
+      for (int round = 0; round < rounds; ++round) {
+        for (int cluster = 0; cluster < clusters; ++cluster) {
+          const int position = table[round * clusters + cluster];
+          if (position == kNoTile) {
+            EXPECT_EQ(round, rounds - 1) << "only the last round may leave a cluster without a tile";
+            continue;
+          }
+          EXPECT_GE(position, round * clusters);
+          EXPECT_LT(position, (round + 1) * clusters) << "a tile moved to another round";
+          EXPECT_TRUE(seen.insert(position).second) << "position " << position << " twice";
+        }
+      }
+      EXPECT_EQ(static_cast<int>(seen.size()), order.count()) << "a tile computed by no cluster";
+    }
+  }
+}
+
+// The cluster rows (A panels) the clusters of each GPC hold in round `round`, summed over the GPCs.
+int rows_per_round(const GroupedTileOrder& order, const std::vector<int>& labels, const std::vector<int>& table,
+                   int round) {
+  const int clusters = static_cast<int>(labels.size());
+  std::set<std::pair<int, int>> gpc_rows;
+  for (int cluster = 0; cluster < clusters; ++cluster) {
+    const int position = table[round * clusters + cluster];
+    if (position != kNoTile) gpc_rows.insert({labels[cluster], order.at(position).m});
+  }
+  return static_cast<int>(gpc_rows.size());
+}
+
+TEST(GpcRounds, TheClustersOfOneGpcShareARow) {
+  // The LLM shape's grid on 66 clusters dealt round robin over 7 GPCs (9 or 10 clusters each). Without the grouping
+  // (cluster c takes position j × 66 + c) every GPC holds tiles of all 8 cluster rows of a round inside one band: 56
+  // GPC-row pairs. Grouped, each GPC holds one or two rows (its run of tiles may cross from one row to the next):
+  // 12 to 14 pairs. The round that crosses from the first band to the second (round 9: 62 tiles of band 0, 4 of
+  // band 1, one to a row) holds 17 against 60.
+  const GroupedTileOrder order{16, 82, 8};
+  const int clusters = 66, band_tiles = 8 * 82;
+  const std::vector<int> labels = layouts(clusters)[2];
+  std::vector<int> plain(static_cast<size_t>((order.count() + clusters - 1) / clusters) * clusters, kNoTile);
+  for (int position = 0; position < order.count(); ++position)
+    plain[(position / clusters) * clusters + position % clusters] = position;
+  const std::vector<int> grouped = gpc_grouped_rounds(order, labels);
+  const int full_rounds = order.count() / clusters;
+  for (int round = 0; round < full_rounds; ++round) {
+    const bool one_band = round * clusters / band_tiles == ((round + 1) * clusters - 1) / band_tiles;
+    const int grouped_pairs = rows_per_round(order, labels, grouped, round);
+    const int plain_pairs = rows_per_round(order, labels, plain, round);
+    if (one_band) {
+      EXPECT_EQ(plain_pairs, 56) << "round " << round;
+      EXPECT_GE(grouped_pairs, 12) << "round " << round;
+      EXPECT_LE(grouped_pairs, 14) << "round " << round;
+      for (int gpc = 0; gpc < 7; ++gpc) {
+        std::set<int> rows;
+        for (int cluster = 0; cluster < clusters; ++cluster)
+          if (labels[cluster] == gpc) rows.insert(order.at(grouped[round * clusters + cluster]).m);
+        EXPECT_LE(rows.size(), 2u) << "round " << round << ", GPC " << gpc;
+      }
+    } else {
+      EXPECT_EQ(round, 9);
+      EXPECT_EQ(grouped_pairs, 17);
+      EXPECT_EQ(plain_pairs, 60);
+    }
+  }
+}
+
+TEST(GpcRounds, RefusesNoClusters) {
+  EXPECT_THROW(gpc_grouped_rounds(GroupedTileOrder{2, 2, 8}, {}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gemm
