@@ -1,6 +1,6 @@
 // Rounds of cluster tiles handed out GPC by GPC, so that the clusters of one GPC compute tiles of one row and ask
-// for the same A panel together. Introduced by kernel 09 (its ping-pong kernel; the notes' "The clusters of one GPC
-// on one A panel").
+// for the same A panel together. Introduced by kernel 09 (both its kernels; the notes' "A GPC's clusters on one
+// row").
 //
 // Why. A persistent kernel's round j is the tiles at positions [j·C, (j+1)·C) of its order, C clusters, one each.
 // Which cluster takes which of them changes nothing in DRAM (the round reads the same panels), but it changes what
@@ -31,11 +31,11 @@ namespace gemm {
 // The entry of a cluster that has no tile in the last round.
 constexpr int kNoTile = -1;
 
-// `order`: the cluster tiles in the order the rounds take them. `gpc_of_cluster`: one label per cluster (the
-// launch's cluster count is its size); clusters with one label run on one GPC. Returns rounds × clusters positions
-// of `order`: round j's tile of cluster c at [j · clusters + c], kNoTile where a cluster has no tile in the last
-// round. Round j holds the positions [j · clusters, (j + 1) · clusters), as when cluster c takes j · clusters + c.
-inline std::vector<int> gpc_grouped_rounds(const GroupedTileOrder& order, const std::vector<int>& gpc_of_cluster) {
+// `tiles`: the cluster tiles in the order the rounds take them (round j: positions [j · clusters, (j + 1) · clusters)).
+// `gpc_of_cluster`: one label per cluster (the launch's cluster count is its size); clusters with one label run on one
+// GPC. Returns rounds × clusters positions in `tiles`: round j's tile of cluster c at [j · clusters + c], kNoTile where
+// a cluster has no tile in the last round. Round j holds the same positions as without the grouping.
+inline std::vector<int> gpc_grouped_rounds(const std::vector<TileCoord>& tiles, const std::vector<int>& gpc_of_cluster) {
   const int clusters = static_cast<int>(gpc_of_cluster.size());
   if (clusters == 0) throw std::invalid_argument("gpc_grouped_rounds: no clusters");
   // The clusters by GPC, the biggest GPC first (ties: the GPC of the lowest cluster first).
@@ -49,7 +49,7 @@ inline std::vector<int> gpc_grouped_rounds(const GroupedTileOrder& order, const 
   std::vector<int> dealing_order;  // the clusters in the order they are dealt tiles
   for (const auto& gpc : gpcs) dealing_order.insert(dealing_order.end(), gpc.begin(), gpc.end());
 
-  const int count = order.count();
+  const int count = static_cast<int>(tiles.size());
   const int rounds = (count + clusters - 1) / clusters;
   std::vector<int> table(static_cast<size_t>(rounds) * clusters, kNoTile);
   std::vector<int> positions;
@@ -57,14 +57,21 @@ inline std::vector<int> gpc_grouped_rounds(const GroupedTileOrder& order, const 
     positions.clear();
     for (int position = round * clusters; position < std::min(count, (round + 1) * clusters); ++position)
       positions.push_back(position);
-    std::sort(positions.begin(), positions.end(), [&order](int a, int b) {
-      const TileCoord tile_a = order.at(a), tile_b = order.at(b);
-      return tile_a.m != tile_b.m ? tile_a.m < tile_b.m : tile_a.n < tile_b.n;
+    std::sort(positions.begin(), positions.end(), [&tiles](int a, int b) {
+      return tiles[a].m != tiles[b].m ? tiles[a].m < tiles[b].m : tiles[a].n < tiles[b].n;
     });
     for (size_t i = 0; i < positions.size(); ++i)
       table[static_cast<size_t>(round) * clusters + dealing_order[i]] = positions[i];
   }
   return table;
+}
+
+// The tiles of `order`, position by position.
+inline std::vector<TileCoord> tiles_in_order(const GroupedTileOrder& order) {
+  std::vector<TileCoord> tiles;
+  tiles.reserve(static_cast<size_t>(order.count()));
+  for (int position = 0; position < order.count(); ++position) tiles.push_back(order.at(position));
+  return tiles;
 }
 
 }  // namespace gemm

@@ -24,6 +24,12 @@
 // 0 finds in the L2 only the last k blocks of the round before. So odd rounds walk K downwards
 // (common/stream_k.h): each round starts on the k blocks the round before read last.
 //
+// Which cluster of a round takes which of its tiles changes nothing in DRAM, but the L2's request coalescer serves
+// several SMs' requests for the same sectors with one read only when they come from one GPC, and consecutive
+// clusters run on different GPCs. So each round's tiles are handed out GPC by GPC (common/gpc_rounds.h, from probes
+// of where the launch's clusters run, common/gpc_probe.h): the clusters of one GPC take tiles of one cluster row and
+// ask for its A panels together. 13-16 % fewer L2 reads: less energy per launch, a higher clock under the power limit.
+//
 // The order decides which tiles run together; it cannot fix how many rounds there are. At 8192³ the 1024
 // cluster tiles make 15.52 rounds of 66 clusters, and half the GPU idles through the 16th. So the tail of
 // the order is cut along K instead (stream-K, common/stream_k.h): whole tiles round robin while every
@@ -52,10 +58,8 @@
 // kernels 07-08's grouped order (bands of 8 cluster rows), its odd rounds walk K downwards as the cooperative
 // kernel's do (a fifth fewer DRAM reads: less energy per launch, a higher clock under the power limit), and the last
 // round is not split, so it pays only where its rounds come out nearly whole: common/pingpong_choice.h holds the
-// rule, a cost model of both kernels. Each round's tiles are handed out GPC by GPC (common/gpc_rounds.h, from probes
-// of where the launch's clusters run, common/gpc_probe.h): the 8-9 clusters of one GPC take tiles of one cluster row
-// and ask for its A panels together, and the L2's request coalescer serves them with one read where it served each
-// with its own. A fifth fewer L2 reads: again less energy, a higher clock.
+// rule, a cost model of both kernels. Its rounds' tiles are handed out GPC by GPC as the cooperative kernel's are
+// (a fifth fewer L2 reads there).
 //
 // Shapes: any M; N and K multiples of 8.
 
@@ -472,8 +476,8 @@ GemmLaunch prepare_pingpong(const GemmProblem& problem, int clusters) {
   // Each round's tiles handed out GPC by GPC, from probes of where this launch's clusters run; a table in device
   // memory that the launch keeps alive.
   const GroupedTileOrder order = pingpong_order(problem);
-  const std::vector<int> table =
-      gpc_grouped_rounds(order, probe_cluster_gpcs(grid, kThreads, kPingPongSharedBytes, kClusterSize));
+  const std::vector<int> table = gpc_grouped_rounds(
+      tiles_in_order(order), probe_cluster_gpcs(grid, kThreads, kPingPongSharedBytes, kClusterSize));
   const auto round_positions = std::make_shared<DeviceBuffer<int>>(table.size(), "the ping-pong kernel's rounds");
   CUDA_CHECK(cudaMemcpy(round_positions->get(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
   const int rounds = static_cast<int>(table.size()) / clusters;
@@ -502,16 +506,13 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, kWgmmaM, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
   CUDA_CHECK(cudaFuncSetAttribute(hilbert_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
-  // The Hilbert order of the cluster tiles, as a table in device memory that the launch keeps alive.
+  // The Hilbert order of the cluster tiles.
   const int cluster_tiles_m = ceil_div(ceil_div(problem.m, kBlockM), kClusterM);
   const int cluster_tiles_n = ceil_div(ceil_div(problem.n, kBlockN), kClusterN);
   if (cluster_tiles_m > 0xffff || cluster_tiles_n > 0xffff)  // the shape rule refuses these shapes first
     throw UsageError("kernel 9's tile table packs rows and columns in 16 bits each: at most 65535 cluster tiles a side");
-  std::vector<uint32_t> table;
-  for (const TileCoord& tile : hilbert_tile_order(cluster_tiles_m, cluster_tiles_n)) table.push_back(pack_tile(tile));
-  const auto tile_order = std::make_shared<DeviceBuffer<uint32_t>>(table.size(), "the Hilbert tile order");
-  CUDA_CHECK(cudaMemcpy(tile_order->get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
-  const int cluster_tiles = static_cast<int>(table.size());
+  const std::vector<TileCoord> hilbert = hilbert_tile_order(cluster_tiles_m, cluster_tiles_n);
+  const int cluster_tiles = static_cast<int>(hilbert.size());
   // The split of the last round, and when it splits, the workspace for the partial sums (per schedule slot,
   // a part per consumer warpgroup of each CTA) and the parts' flags. A flag is raised to the launch's epoch, a
   // number that grows with every launch (never 0, the flags' first value), so the flags need no clearing
@@ -522,6 +523,21 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
       persistent_cluster_count(hilbert_kernel, kThreads, kSharedBytes, kClusterSize, cluster_tiles));
   const int clusters = schedule.workers;
   const int grid = clusters * kClusterSize;
+  // The tile table in device memory, which the launch keeps alive: the Hilbert order with each full round's tiles
+  // handed out GPC by GPC, as the ping-pong kernel's (common/gpc_rounds.h; worker w takes position r × workers + w
+  // of round r). The split tiles after the full rounds stay as they are.
+  std::vector<uint32_t> table;
+  for (const TileCoord& tile : hilbert) table.push_back(pack_tile(tile));
+  const int grouped_tiles = schedule.full_rounds() * clusters;
+  if (grouped_tiles > 0) {
+    const std::vector<TileCoord> whole_rounds(hilbert.begin(), hilbert.begin() + grouped_tiles);
+    const std::vector<int> dealt =
+        gpc_grouped_rounds(whole_rounds, probe_cluster_gpcs(grid, kThreads, kSharedBytes, kClusterSize));
+    for (int position = 0; position < grouped_tiles; ++position)
+      table[position] = pack_tile(whole_rounds[dealt[position]]);
+  }
+  const auto tile_order = std::make_shared<DeviceBuffer<uint32_t>>(table.size(), "the tile order");
+  CUDA_CHECK(cudaMemcpy(tile_order->get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
   const bool split = schedule.splits();
   const size_t slots = split ? static_cast<size_t>(schedule.partial_slots()) * kClusterSize * kConsumers : 0;
   const auto partials = std::make_shared<DeviceBuffer<float>>(slots * kPartialFloats, "the split tiles' partial sums");

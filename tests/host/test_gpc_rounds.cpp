@@ -33,7 +33,7 @@ TEST(GpcRounds, EveryRoundComputesItsOwnTilesEachOnce) {
   for (const Case& test_case : kCases) {
     const GroupedTileOrder order{test_case.tiles_m, test_case.tiles_n, test_case.group_rows};
     for (const std::vector<int>& labels : layouts(test_case.clusters)) {
-      const std::vector<int> table = gpc_grouped_rounds(order, labels);
+      const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), labels);
       const int clusters = test_case.clusters;
       const int rounds = (order.count() + clusters - 1) / clusters;
       ASSERT_EQ(table.size(), static_cast<size_t>(rounds) * clusters);
@@ -79,7 +79,7 @@ TEST(GpcRounds, TheClustersOfOneGpcShareARow) {
   std::vector<int> plain(static_cast<size_t>((order.count() + clusters - 1) / clusters) * clusters, kNoTile);
   for (int position = 0; position < order.count(); ++position)
     plain[(position / clusters) * clusters + position % clusters] = position;
-  const std::vector<int> grouped = gpc_grouped_rounds(order, labels);
+  const std::vector<int> grouped = gpc_grouped_rounds(tiles_in_order(order), labels);
   const int full_rounds = order.count() / clusters;
   for (int round = 0; round < full_rounds; ++round) {
     const bool one_band = round * clusters / band_tiles == ((round + 1) * clusters - 1) / band_tiles;
@@ -104,7 +104,7 @@ TEST(GpcRounds, TheClustersOfOneGpcShareARow) {
 }
 
 TEST(GpcRounds, RefusesNoClusters) {
-  EXPECT_THROW(gpc_grouped_rounds(GroupedTileOrder{2, 2, 8}, {}), std::invalid_argument);
+  EXPECT_THROW(gpc_grouped_rounds(tiles_in_order(GroupedTileOrder{2, 2, 8}), {}), std::invalid_argument);
 }
 
 }  // namespace
