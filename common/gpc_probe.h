@@ -1,5 +1,5 @@
-// Which clusters of a launch run on one GPC, found by probes. Introduced by kernel 09 (its ping-pong kernel hands
-// each round's tiles out GPC by GPC: common/gpc_rounds.h).
+// Which clusters of a launch run on one GPC, found by probes. Introduced by kernel 09 (its kernels hand each
+// round's tiles out GPC by GPC: common/gpc_rounds.h).
 //
 // CUDA promises one thing about where CTAs run: the CTAs of a cluster are scheduled onto one GPC (CUDA C++
 // Programming Guide, "Thread Block Clusters"). Which GPC, and which SMs a launch's clusters land on, it leaves to the

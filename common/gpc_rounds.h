@@ -31,11 +31,13 @@ namespace gemm {
 // The entry of a cluster that has no tile in the last round.
 constexpr int kNoTile = -1;
 
-// `tiles`: the cluster tiles in the order the rounds take them (round j: positions [j · clusters, (j + 1) · clusters)).
-// `gpc_of_cluster`: one label per cluster (the launch's cluster count is its size); clusters with one label run on one
-// GPC. Returns rounds × clusters positions in `tiles`: round j's tile of cluster c at [j · clusters + c], kNoTile where
-// a cluster has no tile in the last round. Round j holds the same positions as without the grouping.
-inline std::vector<int> gpc_grouped_rounds(const std::vector<TileCoord>& tiles, const std::vector<int>& gpc_of_cluster) {
+// `tiles`: the cluster tiles in the order the rounds take them (round j: positions [j · clusters, (j + 1) ·
+// clusters)). `gpc_of_cluster`: one label per cluster (the launch's cluster count is its size); clusters with one
+// label run on one GPC. Returns rounds × clusters positions in `tiles`: round j's tile of cluster c at
+// [j · clusters + c], kNoTile where a cluster has no tile in the last round. Round j holds the same positions as
+// without the grouping.
+inline std::vector<int> gpc_grouped_rounds(const std::vector<TileCoord>& tiles,
+                                           const std::vector<int>& gpc_of_cluster) {
   const int clusters = static_cast<int>(gpc_of_cluster.size());
   if (clusters == 0) throw std::invalid_argument("gpc_grouped_rounds: no clusters");
   // The clusters by GPC, the biggest GPC first (ties: the GPC of the lowest cluster first).

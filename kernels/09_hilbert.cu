@@ -28,7 +28,8 @@
 // several SMs' requests for the same sectors with one read only when they come from one GPC, and consecutive
 // clusters run on different GPCs. So each round's tiles are handed out GPC by GPC (common/gpc_rounds.h, from probes
 // of where the launch's clusters run, common/gpc_probe.h): the clusters of one GPC take tiles of one cluster row and
-// ask for its A panels together. 13-16 % fewer L2 reads: less energy per launch, a higher clock under the power limit.
+// ask for its A panels together. 13-16 % fewer L2 reads: less energy per launch, a higher clock under the power
+// limit.
 //
 // The order decides which tiles run together; it cannot fix how many rounds there are. At 8192³ the 1024
 // cluster tiles make 15.52 rounds of 66 clusters, and half the GPU idles through the 16th. So the tail of
@@ -326,7 +327,8 @@ static_assert(kPingPongSharedBytes <= 227 * 1024, "sm_90 gives a CTA at most 227
 // Its cluster tiles in kernels 07-08's grouped order, bands of kPingPongGroupRows cluster rows; a launch's round j is
 // the positions [j × clusters, (j + 1) × clusters) of it.
 __host__ __device__ GroupedTileOrder pingpong_order(const GemmProblem& problem) {
-  return {ceil_div(ceil_div(problem.m, kBlockM), kClusterM), ceil_div(problem.n, kPingPongBlockN), kPingPongGroupRows};
+  return {ceil_div(ceil_div(problem.m, kBlockM), kClusterM), ceil_div(problem.n, kPingPongBlockN),
+          kPingPongGroupRows};
 }
 
 __global__ void __launch_bounds__(kThreads, 1)

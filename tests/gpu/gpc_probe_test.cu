@@ -53,8 +53,8 @@ int run() {
     ++clusters_of_label[label];
     every_label_an_sms = every_label_an_sms && sms_of_label.count(label) == 1;
   }
-  std::printf("%s %zu labels for %d clusters, each an SM group's\n", every_label_an_sms ? "ok  " : "FAIL", labels.size(),
-              clusters);
+  std::printf("%s %zu labels for %d clusters, each an SM group's\n", every_label_an_sms ? "ok  " : "FAIL",
+              labels.size(), clusters);
   failures += !every_label_an_sms;
   int most_clusters = 0;
   std::printf("clusters per label:");

@@ -15,7 +15,8 @@ struct Case {
 };
 // The LLM shape's grid for the ping-pong kernel (4096 × 14336: 16 × 82 cluster tiles, 66 clusters), ragged grids,
 // a single round with clusters left over, one cluster.
-const Case kCases[] = {{16, 82, 8, 66}, {3, 5, 8, 4}, {17, 9, 8, 66}, {5, 70, 8, 66}, {1, 1, 8, 1}, {9, 13, 4, 7}};
+const Case kCases[] = {{16, 82, 8, 66}, {3, 5, 8, 4}, {17, 9, 8, 66}, {5, 70, 8, 66}, {2, 3, 8, 8}, {1, 1, 8, 1},
+                       {9, 13, 4, 7}};
 
 // Label layouts: everyone on one GPC, every cluster alone, GPCs dealt out round robin (as the hardware deals a
 // launch's clusters), and GPCs in blocks of consecutive clusters.
