@@ -3,6 +3,8 @@
 
 #include <cuda_runtime.h>
 
+#include <map>
+#include <mutex>
 #include <numeric>
 
 #include "common/cluster.h"
@@ -43,6 +45,11 @@ int find_root(std::vector<int>& parent, int sm) {
 std::vector<int> probe_sm_gpcs() {
   int device = 0, sms = 0, most_shared = 0;
   CUDA_CHECK(cudaGetDevice(&device));
+  // A GPU's GPCs do not change while the process runs: probed once per device, not at every prepare.
+  static std::mutex mutex;
+  static std::map<int, std::vector<int>> labels_of_device;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto known = labels_of_device.find(device); known != labels_of_device.end()) return known->second;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&most_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   // Clusters of more than 8 CTAs are non-portable: allowed per kernel where the GPU has them (Hopper: up to 16).
@@ -74,6 +81,7 @@ std::vector<int> probe_sm_gpcs() {
   std::vector<int> labels(static_cast<size_t>(sms));
   for (int sm = 0; sm < sms; ++sm) labels[sm] = find_root(parent, sm);
   for (int sm = sms; sm < static_cast<int>(parent.size()); ++sm) labels.push_back(find_root(parent, sm));
+  labels_of_device[device] = labels;
   return labels;
 }
 
@@ -82,10 +90,10 @@ std::vector<int> probe_cluster_gpcs(int grid, int threads, int shared_bytes, int
   // The placement: a launch shaped like the kernel's, one label per cluster from its first CTA's SM.
   const std::vector<int> sm_of_cta = record_sms(grid, threads, shared_bytes, cluster_size);
   std::vector<int> labels(static_cast<size_t>(grid / cluster_size));
-  for (size_t cluster = 0; cluster < labels.size(); ++cluster)
-    labels[cluster] = sm_of_cta[cluster * cluster_size] < static_cast<int>(gpc_of_sm.size())
-                          ? gpc_of_sm[sm_of_cta[cluster * cluster_size]]
-                          : sm_of_cta[cluster * cluster_size];  // an SM no GPC probe ran on: alone
+  for (size_t cluster = 0; cluster < labels.size(); ++cluster) {
+    const int sm = sm_of_cta[cluster * cluster_size];
+    labels[cluster] = sm < static_cast<int>(gpc_of_sm.size()) ? gpc_of_sm[sm] : sm;  // an SM no probe ran on: alone
+  }
   return labels;
 }
 

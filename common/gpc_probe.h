@@ -12,8 +12,8 @@
 //     SM of each cluster's first CTA. Repeated launches of one shape land on the same SMs (kernel 09's notes), but
 //     nothing promises it: a label that is wrong costs speed, never a result (common/gpc_rounds.h).
 //
-// Host code; every CUDA call is checked (a failure throws CudaError). Takes a few milliseconds: kernels call it when
-// they are prepared for a shape, not in the timed launches.
+// Host code; every CUDA call is checked (a failure throws CudaError). Kernels call it when they are prepared for a
+// shape, not in the timed launches; the GPC probes run once per device and process, the placement probe each time.
 #pragma once
 
 #include <vector>

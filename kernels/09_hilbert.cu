@@ -528,16 +528,13 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   // The tile table in device memory, which the launch keeps alive: the Hilbert order with each full round's tiles
   // handed out GPC by GPC, as the ping-pong kernel's (common/gpc_rounds.h; worker w takes position r × workers + w
   // of round r). The split tiles after the full rounds stay as they are.
-  std::vector<uint32_t> table;
-  for (const TileCoord& tile : hilbert) table.push_back(pack_tile(tile));
   const int grouped_tiles = schedule.full_rounds() * clusters;
-  if (grouped_tiles > 0) {
-    const std::vector<TileCoord> whole_rounds(hilbert.begin(), hilbert.begin() + grouped_tiles);
-    const std::vector<int> dealt =
-        gpc_grouped_rounds(whole_rounds, probe_cluster_gpcs(grid, kThreads, kSharedBytes, kClusterSize));
-    for (int position = 0; position < grouped_tiles; ++position)
-      table[position] = pack_tile(whole_rounds[dealt[position]]);
-  }
+  std::vector<int> dealt;  // the grouped positions; only those of the full rounds are used (none: no probe)
+  if (grouped_tiles > 0)
+    dealt = gpc_grouped_rounds(hilbert, probe_cluster_gpcs(grid, kThreads, kSharedBytes, kClusterSize));
+  std::vector<uint32_t> table;
+  for (int position = 0; position < cluster_tiles; ++position)
+    table.push_back(pack_tile(hilbert[position < grouped_tiles ? dealt[position] : position]));
   const auto tile_order = std::make_shared<DeviceBuffer<uint32_t>>(table.size(), "the tile order");
   CUDA_CHECK(cudaMemcpy(tile_order->get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
   const bool split = schedule.splits();
