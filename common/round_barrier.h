@@ -36,7 +36,7 @@ struct RoundBarrier {
   uint32_t ctas = 0;  // the CTAs that arrive once in every full round
 
   // What one launch adds to the counter: every CTA, once per full round.
-  static constexpr uint32_t arrivals_per_launch(uint32_t ctas, int full_rounds) {
+  __host__ __device__ static constexpr uint32_t arrivals_per_launch(uint32_t ctas, int full_rounds) {
     return ctas * static_cast<uint32_t>(full_rounds);
   }
 
@@ -61,6 +61,29 @@ struct RoundBarrier {
     asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;\n" ::"l"(counter) : "memory");
   }
 #endif
+};
+
+// Round barriers of groups of clusters, one counter each: kernel 09's ping-pong kernel keeps the clusters of each GPC
+// in step, not the whole grid (common/gpc_rounds.h deals a GPC's clusters the tiles of one row). The same rule as
+// above within a group; the host counts the launches of a prepared problem, and a launch's base in each group
+// follows from its index, every launch adding the group's CTAs × full_rounds arrivals (exact across wrap-around).
+struct GroupRoundBarriers {
+  uint32_t* counters = nullptr;                // one per group, zero when the kernel is prepared
+  const uint32_t* group_of_cluster = nullptr;  // one per cluster of the launch
+  const uint32_t* ctas_of_group = nullptr;     // the CTAs of the group's clusters
+  uint32_t launch = 0;                         // the launches of this prepared problem before this one
+  int full_rounds = 0;                         // the rounds in which every cluster has a tile
+
+  __host__ __device__ static constexpr uint32_t base_of_launch(uint32_t launch, uint32_t ctas, int full_rounds) {
+    return launch * RoundBarrier::arrivals_per_launch(ctas, full_rounds);
+  }
+
+  // The barrier of the group of cluster `cluster`, for this launch.
+  __host__ __device__ RoundBarrier of_cluster(uint32_t cluster) const {
+    const uint32_t group = group_of_cluster[cluster];
+    const uint32_t ctas = ctas_of_group[group];
+    return {counters + group, base_of_launch(launch, ctas, full_rounds), ctas};
+  }
 };
 
 }  // namespace gemm

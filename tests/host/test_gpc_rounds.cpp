@@ -1,5 +1,6 @@
 // Rounds handed out GPC by GPC (common/gpc_rounds.h): each round computes exactly the tiles it computes without the
-// grouping, every tile once, whatever the labels; and the clusters of one GPC get tiles of one or two cluster rows.
+// grouping, every tile once, whatever the labels and either dealing; sorted, the clusters of one GPC get tiles of one
+// or two cluster rows, one row each where they can; the GPC groups of the round barriers; the full rounds.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -33,8 +34,9 @@ std::vector<std::vector<int>> layouts(int clusters) {
 TEST(GpcRounds, EveryRoundComputesItsOwnTilesEachOnce) {
   for (const Case& test_case : kCases) {
     const GroupedTileOrder order{test_case.tiles_m, test_case.tiles_n, test_case.group_rows};
-    for (const std::vector<int>& labels : layouts(test_case.clusters)) {
-      const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), labels);
+    for (const std::vector<int>& labels : layouts(test_case.clusters))
+      for (const GpcDealing dealing : {GpcDealing::kSortedRows, GpcDealing::kRowPerGpc}) {
+      const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), labels, dealing);
       const int clusters = test_case.clusters;
       const int rounds = (order.count() + clusters - 1) / clusters;
       ASSERT_EQ(table.size(), static_cast<size_t>(rounds) * clusters);
@@ -52,7 +54,9 @@ TEST(GpcRounds, EveryRoundComputesItsOwnTilesEachOnce) {
         }
       }
       EXPECT_EQ(static_cast<int>(seen.size()), order.count()) << "a tile computed by no cluster";
-    }
+      const int full_rounds = full_rounds_of(table, clusters);
+      EXPECT_EQ(full_rounds, order.count() / clusters);
+      }
   }
 }
 
@@ -102,6 +106,71 @@ TEST(GpcRounds, TheClustersOfOneGpcShareARow) {
       EXPECT_EQ(plain_pairs, 60);
     }
   }
+}
+
+// The labels the probes gave on every H100 and H200 measured (66 clusters of a launch of the ping-pong kernel): the
+// first four clusters on four SM pairs no probe joined to a GPC, then the clusters dealt round robin over eight GPCs
+// of 9, 9, 8, 8, 8, 8, 8 and 4 clusters.
+std::vector<int> probed_labels() {
+  std::vector<int> labels = {130, 124, 126, 128};
+  for (int lap = 0; lap < 4; ++lap)
+    for (int gpc = 0; gpc < 8; ++gpc) labels.push_back(2 * gpc);
+  for (int lap = 0; lap < 4; ++lap)
+    for (int gpc = 1; gpc < 8; ++gpc) labels.push_back(2 * gpc);
+  labels.push_back(12);
+  labels.push_back(14);
+  return labels;
+}
+
+TEST(GpcRounds, OneRowPerGpcWhereTheRowsFit) {
+  // The LLM shape's grid (16 × 82 cluster tiles, bands of 8 rows) on the probed GPCs. A round inside one band holds 8
+  // rows of 8 or 9 tiles; one row per GPC, each GPC's clusters share an A panel: 12 GPC-row pairs (8 GPCs and the
+  // four lone clusters), where sorted dealing, a GPC's run crossing rows' ends, gives 12 to 19.
+  const GroupedTileOrder order{16, 82, 8};
+  const int clusters = 66, band_tiles = 8 * 82;
+  const std::vector<int> labels = probed_labels();
+  ASSERT_EQ(labels.size(), static_cast<size_t>(clusters));
+  const std::vector<int> sorted = gpc_grouped_rounds(tiles_in_order(order), labels, GpcDealing::kSortedRows);
+  const std::vector<int> by_row = gpc_grouped_rounds(tiles_in_order(order), labels, GpcDealing::kRowPerGpc);
+  const int full_rounds = order.count() / clusters;
+  int sorted_pairs = 0, row_pairs = 0;
+  for (int round = 0; round < full_rounds; ++round) {
+    const bool one_band = round * clusters / band_tiles == ((round + 1) * clusters - 1) / band_tiles;
+    const int pairs = rows_per_round(order, labels, by_row, round);
+    EXPECT_LE(pairs, rows_per_round(order, labels, sorted, round)) << "round " << round;
+    sorted_pairs += rows_per_round(order, labels, sorted, round);
+    row_pairs += pairs;
+    if (one_band)
+      EXPECT_EQ(pairs, 12) << "round " << round;
+    else
+      EXPECT_EQ(pairs, 17) << "round " << round;  // round 9: 62 tiles of band 0, then 4 of band 1
+  }
+  EXPECT_EQ(row_pairs, 233);     // 18 rounds × 12 + 17
+  EXPECT_EQ(sorted_pairs, 300);  // 12, 15, 17 and 19 in turn, 19 in round 9
+}
+
+TEST(GpcRounds, GroupsForTheRoundBarriers) {
+  const GpcGroups groups = gpc_groups(probed_labels(), 2);
+  ASSERT_EQ(groups.ctas_of_group.size(), 12u);  // eight GPCs and the four lone clusters, biggest first
+  EXPECT_EQ(groups.ctas_of_group, (std::vector<uint32_t>{18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2}));
+  const std::vector<int> labels = probed_labels();
+  for (size_t a = 0; a < labels.size(); ++a)
+    for (size_t b = 0; b < labels.size(); ++b)
+      EXPECT_EQ(labels[a] == labels[b], groups.group_of_cluster[a] == groups.group_of_cluster[b]) << a << ", " << b;
+}
+
+TEST(GpcRounds, FullRoundsAreThoseInWhichEveryClusterHasATile) {
+  // Whichever cluster goes without a tile in the last round, that round is not full (the last cluster may have one).
+  const std::vector<int> last_cluster_busy = {0, 1, 2, 3, kNoTile, 4};  // 3 clusters, 2 rounds
+  EXPECT_EQ(full_rounds_of(last_cluster_busy, 3), 1);
+  EXPECT_EQ(full_rounds_of({0, 1, 2, 3, 4, 5}, 3), 2);
+  EXPECT_EQ(full_rounds_of({0, kNoTile, kNoTile}, 3), 0);
+  EXPECT_EQ(full_rounds_of({}, 3), 0);
+  // The LLM grid on the probed GPCs: 19 full rounds and a last one with 58 tiles, the idle clusters not the last.
+  const std::vector<int> table =
+      gpc_grouped_rounds(tiles_in_order(GroupedTileOrder{16, 82, 8}), probed_labels(), GpcDealing::kRowPerGpc);
+  EXPECT_NE(table.back(), kNoTile);
+  EXPECT_EQ(full_rounds_of(table, 66), 19);
 }
 
 TEST(GpcRounds, RefusesNoClusters) {

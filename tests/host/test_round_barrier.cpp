@@ -1,10 +1,11 @@
-// The round barrier (common/round_barrier.h) with kernel 09's schedules (common/stream_k.h): the counter's
-// arithmetic across launches and wrap-around, and that no worker can wait for an arrival that never comes.
+// The round barrier (common/round_barrier.h) with kernel 09's schedules (common/stream_k.h, common/gpc_rounds.h): the
+// counter's arithmetic across launches and wrap-around, and that no worker can wait for an arrival that never comes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
+#include "common/gpc_rounds.h"
 #include "common/round_barrier.h"
 #include "common/stream_k.h"
 
@@ -123,6 +124,84 @@ TEST(RoundBarrier, EveryWorkerArrivesInEveryFullRound) {
   for (int workers : {1, 2, 7, 66})
     for (int tiles = 1; tiles <= 300; tiles += 7)
       for (int k_tiles : {1, 40, 64}) check_rounds(StreamKSchedule::make(tiles, k_tiles, workers));
+}
+
+TEST(GroupRoundBarriers, EachLaunchsBaseIsTheArrivalsBeforeIt) {
+  // A GPC of 9 clusters (18 CTAs), 19 full rounds a launch (the LLM shape's ping-pong kernel): the base a launch
+  // works out from its index is the counter's value when it starts, past a wrap of the counter.
+  const uint32_t ctas = 18;
+  const int full_rounds = 19;
+  const uint32_t arrivals = RoundBarrier::arrivals_per_launch(ctas, full_rounds);
+  const uint64_t launches = (uint64_t{1} << 32) / arrivals + 3;
+  uint32_t counter = 0;
+  int wraps = 0;
+  for (uint64_t launch = 0; launch < launches; ++launch) {
+    // Every launch's base (ASSERT: one line, not millions, if it goes wrong).
+    ASSERT_EQ(GroupRoundBarriers::base_of_launch(static_cast<uint32_t>(launch), ctas, full_rounds), counter)
+        << "launch " << launch;
+    const uint32_t before = counter;
+    counter += arrivals;
+    wraps += counter < before;
+  }
+  EXPECT_EQ(wraps, 1);
+}
+
+// The ping-pong kernel's rule, simulated over three launches of one prepared problem: each CTA's producer waits
+// before round r for every CTA of its GPC to have arrived in the rounds before, and arrives after each full round;
+// a cluster has rounds up to its last tile. No producer may wait forever, and the counters end where the next
+// launch's bases begin.
+void check_gpc_barriers(const GroupedTileOrder& order, const std::vector<int>& labels) {
+  const int clusters = static_cast<int>(labels.size()), cluster_size = 2;
+  SCOPED_TRACE(testing::Message() << order.tiles_m << " × " << order.tiles_n << " tiles on " << clusters << " clusters");
+  const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), labels, GpcDealing::kRowPerGpc);
+  const int rounds = static_cast<int>(table.size()) / clusters;
+  const GpcGroups groups = gpc_groups(labels, cluster_size);
+  std::vector<uint32_t> counters(groups.ctas_of_group.size(), 0);
+  for (uint32_t launch = 0; launch < 3; ++launch) {
+    const GroupRoundBarriers barriers{counters.data(), groups.group_of_cluster.data(), groups.ctas_of_group.data(),
+                                      launch, full_rounds_of(table, clusters)};
+    std::vector<int> next_round(clusters * cluster_size, 0);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int cta = 0; cta < clusters * cluster_size; ++cta) {
+        const int cluster = cta / cluster_size, round = next_round[cta];
+        if (round == rounds || table[static_cast<size_t>(round) * clusters + cluster] == kNoTile) continue;
+        const RoundBarrier barrier = barriers.of_cluster(static_cast<uint32_t>(cluster));
+        if (!barrier.open(*barrier.counter, round)) continue;
+        if (round < barriers.full_rounds) ++*barrier.counter;
+        ++next_round[cta];
+        moved = true;
+      }
+    }
+    for (int cta = 0; cta < clusters * cluster_size; ++cta) {
+      const int cluster = cta / cluster_size, round = next_round[cta];
+      EXPECT_TRUE(round == rounds || table[static_cast<size_t>(round) * clusters + cluster] == kNoTile)
+          << "launch " << launch << ": CTA " << cta << " waits forever before round " << round;
+    }
+    for (size_t group = 0; group < counters.size(); ++group)
+      EXPECT_EQ(counters[group],
+                GroupRoundBarriers::base_of_launch(launch + 1, groups.ctas_of_group[group], barriers.full_rounds))
+          << "launch " << launch << ", group " << group;
+  }
+}
+
+TEST(GroupRoundBarriers, NoProducerWaitsForever) {
+  // The probed GPCs of 66 clusters (tests/host/test_gpc_rounds.cpp), ragged grids, one partial round, one cluster.
+  std::vector<int> probed = {130, 124, 126, 128};
+  for (int lap = 0; lap < 4; ++lap)
+    for (int gpc = 0; gpc < 8; ++gpc) probed.push_back(2 * gpc);
+  for (int lap = 0; lap < 4; ++lap)
+    for (int gpc = 1; gpc < 8; ++gpc) probed.push_back(2 * gpc);
+  probed.push_back(12);
+  probed.push_back(14);
+  check_gpc_barriers({16, 82, 8}, probed);  // the LLM shape: 19 full rounds and one of 58 tiles
+  check_gpc_barriers({17, 9, 8}, probed);
+  check_gpc_barriers({3, 5, 8}, probed);    // fewer tiles than clusters
+  check_gpc_barriers({64, 47, 8}, probed);  // 16384 × 8192: whole rounds only
+  std::vector<int> dealt(7);
+  for (int cluster = 0; cluster < 7; ++cluster) dealt[cluster] = cluster % 3;
+  check_gpc_barriers({9, 13, 4}, dealt);
+  check_gpc_barriers({1, 1, 8}, {0});
 }
 
 }  // namespace
