@@ -17,8 +17,8 @@
 //   - kRowPerGpc: each GPC, biggest first, takes the row of the round with the most tiles left (its tiles in column
 //     order), and only if that row runs out the next such row. Where a round's rows hold as many tiles as the GPCs
 //     have clusters (the ping-pong kernel's bands of 8 rows: 66 tiles as rows of 8 and 9 for GPCs of 8 and 9
-//     clusters), every GPC's clusters share one row: 12 GPC-row pairs a round on an H100's or H200's 66 clusters
-//     against 12-19 sorted. The ping-pong kernel's way.
+//     clusters), every GPC's clusters share one row: on the GPCs probed on H100s and H200s (eight, and four lone
+//     clusters), 12 GPC-row pairs a round against 12-19 sorted. The ping-pong kernel's way.
 // Either way every tile of the round is still computed exactly once, by one cluster, so the results do not depend on
 // the labels being right; the labels come from a probe of where the clusters run (common/gpc_probe.h), and only the
 // speed does.
