@@ -16,7 +16,7 @@
 // relaxed operations do (`red.relaxed.gpu`, `ld.relaxed.gpu`: PTX ISA, "Memory Consistency Model").
 //
 // The counter is never cleared: each launch adds the same number of arrivals (`arrivals_per_launch`) and is
-// told the value it starts from (`base`); the comparison is a difference in 32-bit unsigned arithmetic, exact
+// told the value it starts from (`base`, which `base_of_launch` works out from the launch's index); the comparison is a difference in 32-bit unsigned arithmetic, exact
 // across wrap-around. So launches of one prepared problem must run one after another (the runner's do, on one
 // stream), and, as for stream-K's flags, every CTA must be resident at once: a grid no larger than what
 // `cudaOccupancyMaxActiveClusters` says fits (common/cluster.h).
@@ -38,6 +38,12 @@ struct RoundBarrier {
   // What one launch adds to the counter: every CTA, once per full round.
   __host__ __device__ static constexpr uint32_t arrivals_per_launch(uint32_t ctas, int full_rounds) {
     return ctas * static_cast<uint32_t>(full_rounds);
+  }
+
+  // The counter's value when launch `launch` (0, 1, ... of one prepared problem) starts, each launch before it having
+  // added its arrivals; exact across wrap-around.
+  __host__ __device__ static constexpr uint32_t base_of_launch(uint32_t launch, uint32_t ctas, int full_rounds) {
+    return launch * arrivals_per_launch(ctas, full_rounds);
   }
 
   // Whether round `round` may start, the counter having been read as `seen`: every CTA has arrived in each
@@ -65,8 +71,7 @@ struct RoundBarrier {
 
 // Round barriers of groups of clusters, one counter each: kernel 09's ping-pong kernel keeps the clusters of each GPC
 // in step, not the whole grid (common/gpc_rounds.h deals a GPC's clusters the tiles of one row). The same rule as
-// above within a group; the host counts the launches of a prepared problem, and a launch's base in each group
-// follows from its index, every launch adding the group's CTAs × full_rounds arrivals (exact across wrap-around).
+// above within a group: a launch's base in each group follows from its index (`RoundBarrier::base_of_launch`).
 struct GroupRoundBarriers {
   uint32_t* counters = nullptr;                // one per group, zero when the kernel is prepared
   const uint32_t* group_of_cluster = nullptr;  // one per cluster of the launch
@@ -74,15 +79,11 @@ struct GroupRoundBarriers {
   uint32_t launch = 0;                         // the launches of this prepared problem before this one
   int full_rounds = 0;                         // the rounds in which every cluster has a tile
 
-  __host__ __device__ static constexpr uint32_t base_of_launch(uint32_t launch, uint32_t ctas, int full_rounds) {
-    return launch * RoundBarrier::arrivals_per_launch(ctas, full_rounds);
-  }
-
   // The barrier of the group of cluster `cluster`, for this launch.
   __host__ __device__ RoundBarrier of_cluster(uint32_t cluster) const {
     const uint32_t group = group_of_cluster[cluster];
     const uint32_t ctas = ctas_of_group[group];
-    return {counters + group, base_of_launch(launch, ctas, full_rounds), ctas};
+    return {counters + group, RoundBarrier::base_of_launch(launch, ctas, full_rounds), ctas};
   }
 };
 

@@ -566,18 +566,20 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
   const auto partial_flags = std::make_shared<DeviceBuffer<uint32_t>>(slots, "the split tiles' flags");
   if (split) CUDA_CHECK(cudaMemset(partial_flags->get(), 0, slots * sizeof(uint32_t)));
   const auto epoch = std::make_shared<uint32_t>(0);
-  // The round barrier's counter, never cleared: each launch starts where the last one left it.
+  // The round barrier's counter, never cleared: each launch starts where the last one left it, its base worked out
+  // from the launches before it (common/round_barrier.h).
   const auto round_counter = std::make_shared<DeviceBuffer<uint32_t>>(1, "the round barrier's counter");
   CUDA_CHECK(cudaMemset(round_counter->get(), 0, sizeof(uint32_t)));
-  const auto round_base = std::make_shared<uint32_t>(0);
-  const uint32_t arrivals = RoundBarrier::arrivals_per_launch(grid, schedule.full_rounds());
+  const auto launches = std::make_shared<uint32_t>(0);
   const auto enqueue = [=](cudaStream_t stream) {
     if (++*epoch == 0) *epoch = 1;
-    const RoundBarrier round_barrier{round_counter->get(), *round_base, static_cast<uint32_t>(grid)};
+    const RoundBarrier round_barrier{
+        round_counter->get(),
+        RoundBarrier::base_of_launch((*launches)++, static_cast<uint32_t>(grid), schedule.full_rounds()),
+        static_cast<uint32_t>(grid)};
     launch_with_cluster(hilbert_kernel, grid, kThreads, kSharedBytes, kClusterSize, stream, map_a, map_b, map_c,
                         problem, static_cast<const uint32_t*>(tile_order->get()), schedule, partials->get(),
                         partial_flags->get(), *epoch, round_barrier);
-    *round_base += arrivals;
   };
   return {enqueue, reinterpret_cast<const void*>(hilbert_kernel)};
 }

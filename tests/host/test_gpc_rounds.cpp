@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/gpc_rounds.h"
+#include "tests/host/probed_gpcs.h"
 
 namespace gemm {
 namespace {
@@ -34,29 +35,30 @@ std::vector<std::vector<int>> layouts(int clusters) {
 TEST(GpcRounds, EveryRoundComputesItsOwnTilesEachOnce) {
   for (const Case& test_case : kCases) {
     const GroupedTileOrder order{test_case.tiles_m, test_case.tiles_n, test_case.group_rows};
-    for (const std::vector<int>& labels : layouts(test_case.clusters))
+    for (const std::vector<int>& labels : layouts(test_case.clusters)) {
       for (const GpcDealing dealing : {GpcDealing::kSortedRows, GpcDealing::kRowPerGpc}) {
-      const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), labels, dealing);
-      const int clusters = test_case.clusters;
-      const int rounds = (order.count() + clusters - 1) / clusters;
-      ASSERT_EQ(table.size(), static_cast<size_t>(rounds) * clusters);
-      std::set<int> seen;
-      for (int round = 0; round < rounds; ++round) {
-        for (int cluster = 0; cluster < clusters; ++cluster) {
-          const int position = table[round * clusters + cluster];
-          if (position == kNoTile) {
-            EXPECT_EQ(round, rounds - 1) << "only the last round may leave a cluster without a tile";
-            continue;
+        const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), labels, dealing);
+        const int clusters = test_case.clusters;
+        const int rounds = (order.count() + clusters - 1) / clusters;
+        ASSERT_EQ(table.size(), static_cast<size_t>(rounds) * clusters);
+        std::set<int> seen;
+        for (int round = 0; round < rounds; ++round) {
+          for (int cluster = 0; cluster < clusters; ++cluster) {
+            const int position = table[round * clusters + cluster];
+            if (position == kNoTile) {
+              EXPECT_EQ(round, rounds - 1) << "only the last round may leave a cluster without a tile";
+              continue;
+            }
+            EXPECT_GE(position, round * clusters);
+            EXPECT_LT(position, (round + 1) * clusters) << "a tile moved to another round";
+            EXPECT_TRUE(seen.insert(position).second) << "position " << position << " twice";
           }
-          EXPECT_GE(position, round * clusters);
-          EXPECT_LT(position, (round + 1) * clusters) << "a tile moved to another round";
-          EXPECT_TRUE(seen.insert(position).second) << "position " << position << " twice";
         }
+        EXPECT_EQ(static_cast<int>(seen.size()), order.count()) << "a tile computed by no cluster";
+        const int full_rounds = full_rounds_of(table, clusters);
+        EXPECT_EQ(full_rounds, order.count() / clusters);
       }
-      EXPECT_EQ(static_cast<int>(seen.size()), order.count()) << "a tile computed by no cluster";
-      const int full_rounds = full_rounds_of(table, clusters);
-      EXPECT_EQ(full_rounds, order.count() / clusters);
-      }
+    }
   }
 }
 
@@ -108,27 +110,13 @@ TEST(GpcRounds, TheClustersOfOneGpcShareARow) {
   }
 }
 
-// The labels the probes gave on every H100 and H200 measured (66 clusters of a launch of the ping-pong kernel): the
-// first four clusters on four SM pairs no probe joined to a GPC, then the clusters dealt round robin over eight GPCs
-// of 9, 9, 8, 8, 8, 8, 8 and 4 clusters.
-std::vector<int> probed_labels() {
-  std::vector<int> labels = {130, 124, 126, 128};
-  for (int lap = 0; lap < 4; ++lap)
-    for (int gpc = 0; gpc < 8; ++gpc) labels.push_back(2 * gpc);
-  for (int lap = 0; lap < 4; ++lap)
-    for (int gpc = 1; gpc < 8; ++gpc) labels.push_back(2 * gpc);
-  labels.push_back(12);
-  labels.push_back(14);
-  return labels;
-}
-
 TEST(GpcRounds, OneRowPerGpcWhereTheRowsFit) {
   // The LLM shape's grid (16 × 82 cluster tiles, bands of 8 rows) on the probed GPCs. A round inside one band holds 8
   // rows of 8 or 9 tiles; one row per GPC, each GPC's clusters share an A panel: 12 GPC-row pairs (8 GPCs and the
   // four lone clusters), where sorted dealing, a GPC's run crossing rows' ends, gives 12 to 19.
   const GroupedTileOrder order{16, 82, 8};
   const int clusters = 66, band_tiles = 8 * 82;
-  const std::vector<int> labels = probed_labels();
+  const std::vector<int> labels = probed_cluster_labels();
   ASSERT_EQ(labels.size(), static_cast<size_t>(clusters));
   const std::vector<int> sorted = gpc_grouped_rounds(tiles_in_order(order), labels, GpcDealing::kSortedRows);
   const std::vector<int> by_row = gpc_grouped_rounds(tiles_in_order(order), labels, GpcDealing::kRowPerGpc);
@@ -150,10 +138,10 @@ TEST(GpcRounds, OneRowPerGpcWhereTheRowsFit) {
 }
 
 TEST(GpcRounds, GroupsForTheRoundBarriers) {
-  const GpcGroups groups = gpc_groups(probed_labels(), 2);
+  const GpcGroups groups = gpc_groups(probed_cluster_labels(), 2);
   ASSERT_EQ(groups.ctas_of_group.size(), 12u);  // eight GPCs and the four lone clusters, biggest first
   EXPECT_EQ(groups.ctas_of_group, (std::vector<uint32_t>{18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2}));
-  const std::vector<int> labels = probed_labels();
+  const std::vector<int> labels = probed_cluster_labels();
   for (size_t a = 0; a < labels.size(); ++a)
     for (size_t b = 0; b < labels.size(); ++b)
       EXPECT_EQ(labels[a] == labels[b], groups.group_of_cluster[a] == groups.group_of_cluster[b]) << a << ", " << b;
@@ -168,7 +156,8 @@ TEST(GpcRounds, FullRoundsAreThoseInWhichEveryClusterHasATile) {
   EXPECT_EQ(full_rounds_of({}, 3), 0);
   // The LLM grid on the probed GPCs: 19 full rounds and a last one with 58 tiles, the idle clusters not the last.
   const std::vector<int> table =
-      gpc_grouped_rounds(tiles_in_order(GroupedTileOrder{16, 82, 8}), probed_labels(), GpcDealing::kRowPerGpc);
+      gpc_grouped_rounds(tiles_in_order(GroupedTileOrder{16, 82, 8}), probed_cluster_labels(),
+                         GpcDealing::kRowPerGpc);
   EXPECT_NE(table.back(), kNoTile);
   EXPECT_EQ(full_rounds_of(table, 66), 19);
 }

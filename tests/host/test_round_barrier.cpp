@@ -8,6 +8,7 @@
 #include "common/gpc_rounds.h"
 #include "common/round_barrier.h"
 #include "common/stream_k.h"
+#include "tests/host/probed_gpcs.h"
 
 namespace gemm {
 namespace {
@@ -126,7 +127,7 @@ TEST(RoundBarrier, EveryWorkerArrivesInEveryFullRound) {
       for (int k_tiles : {1, 40, 64}) check_rounds(StreamKSchedule::make(tiles, k_tiles, workers));
 }
 
-TEST(GroupRoundBarriers, EachLaunchsBaseIsTheArrivalsBeforeIt) {
+TEST(RoundBarrier, EachLaunchsBaseIsTheArrivalsBeforeIt) {
   // A GPC of 9 clusters (18 CTAs), 19 full rounds a launch (the LLM shape's ping-pong kernel): the base a launch
   // works out from its index is the counter's value when it starts, past a wrap of the counter.
   const uint32_t ctas = 18;
@@ -137,7 +138,7 @@ TEST(GroupRoundBarriers, EachLaunchsBaseIsTheArrivalsBeforeIt) {
   int wraps = 0;
   for (uint64_t launch = 0; launch < launches; ++launch) {
     // Every launch's base (ASSERT: one line, not millions, if it goes wrong).
-    ASSERT_EQ(GroupRoundBarriers::base_of_launch(static_cast<uint32_t>(launch), ctas, full_rounds), counter)
+    ASSERT_EQ(RoundBarrier::base_of_launch(static_cast<uint32_t>(launch), ctas, full_rounds), counter)
         << "launch " << launch;
     const uint32_t before = counter;
     counter += arrivals;
@@ -152,7 +153,8 @@ TEST(GroupRoundBarriers, EachLaunchsBaseIsTheArrivalsBeforeIt) {
 // launch's bases begin.
 void check_gpc_barriers(const GroupedTileOrder& order, const std::vector<int>& labels) {
   const int clusters = static_cast<int>(labels.size()), cluster_size = 2;
-  SCOPED_TRACE(testing::Message() << order.tiles_m << " × " << order.tiles_n << " tiles on " << clusters << " clusters");
+  SCOPED_TRACE(testing::Message() << order.tiles_m << " × " << order.tiles_n << " tiles on " << clusters
+                                  << " clusters");
   const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), labels, GpcDealing::kRowPerGpc);
   const int rounds = static_cast<int>(table.size()) / clusters;
   const GpcGroups groups = gpc_groups(labels, cluster_size);
@@ -180,20 +182,14 @@ void check_gpc_barriers(const GroupedTileOrder& order, const std::vector<int>& l
     }
     for (size_t group = 0; group < counters.size(); ++group)
       EXPECT_EQ(counters[group],
-                GroupRoundBarriers::base_of_launch(launch + 1, groups.ctas_of_group[group], barriers.full_rounds))
+                RoundBarrier::base_of_launch(launch + 1, groups.ctas_of_group[group], barriers.full_rounds))
           << "launch " << launch << ", group " << group;
   }
 }
 
 TEST(GroupRoundBarriers, NoProducerWaitsForever) {
-  // The probed GPCs of 66 clusters (tests/host/test_gpc_rounds.cpp), ragged grids, one partial round, one cluster.
-  std::vector<int> probed = {130, 124, 126, 128};
-  for (int lap = 0; lap < 4; ++lap)
-    for (int gpc = 0; gpc < 8; ++gpc) probed.push_back(2 * gpc);
-  for (int lap = 0; lap < 4; ++lap)
-    for (int gpc = 1; gpc < 8; ++gpc) probed.push_back(2 * gpc);
-  probed.push_back(12);
-  probed.push_back(14);
+  // The probed GPCs of 66 clusters, ragged grids, one partial round, one cluster.
+  const std::vector<int> probed = probed_cluster_labels();
   check_gpc_barriers({16, 82, 8}, probed);  // the LLM shape: 19 full rounds and one of 58 tiles
   check_gpc_barriers({17, 9, 8}, probed);
   check_gpc_barriers({3, 5, 8}, probed);    // fewer tiles than clusters
