@@ -5,16 +5,19 @@
 // idles at every tile boundary while they store C and wait for the next tile's first stage: its SMs are active about
 // 3.3 k cycles per tile beyond the multiplies (H100, LLM shape; docs/09_against_cublas.md, "What would still close
 // the gap"), which costs most where tiles are short (small K). Its
-// ping-pong kernel computes 128 × 176 tiles, each consumer warpgroup a whole tile in turn, so that one's epilogue
-// runs under the other's main loop; its tiles read more operand bytes per output, it pads N to a multiple of 176,
-// and it has no split of the last round, so it pays only where its rounds of cluster tiles come out nearly whole.
+// ping-pong kernel computes 128 × 176 or 128 × 184 tiles, each consumer warpgroup a whole tile in turn, so that
+// one's epilogue runs under the other's main loop; its tiles read more operand bytes per output, it pads N to a
+// multiple of its width, and it has no split of the last round, so it pays only where its rounds of cluster tiles
+// come out nearly whole.
 //
 // The rule compares cycles per SM from a model of each (k blocks of 64; the dense bf16 rate of an SM is 4096
-// flops a cycle, so a 128 × 256 × 64 block is 1024 cycles and a 128 × 176 × 64 block 704):
+// flops a cycle, so a 128 × 256 × 64 block is 1024 cycles and a 128 × w × 64 block 4w: 704 for 176, 736 for 184):
 //   cooperative  all 128 × 256 tiles spread evenly over the SMs (the stream-K tail evens out the last round),
 //                plus kCooperativeBoundaryCycles per round of tiles;
-//   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 704-cycle k blocks, kPingPongOverhead
-//                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200).
+//   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 4w-cycle k blocks, kPingPongOverhead
+//                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200), for the
+//                width of the two that needs fewer (176, cuBLAS's tile, on a tie): on the LLM shape 184 fills 19
+//                rounds where 176 needs 20 (14336 = 77.9 × 184 = 81.5 × 176), 0.7 % fewer cycles;
 // and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's
 // late start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it
 // measured level) and the model puts it kPingPongMargin ahead. The constants come from profiles of a few shapes; the
@@ -30,10 +33,16 @@ constexpr double kPingPongOverhead = 1.01;           // the ping-pong's cycles o
 constexpr double kPingPongMargin = 1.02;             // how far ahead the model must put it
 constexpr int kPingPongMinRounds = 16;
 
+// The ping-pong kernel's tile widths (kernels/09_hilbert.cu instantiates it for each). A consumer thread holds w
+// accumulators; with addressing and C's packing both fit in its 232 registers without spilling (the SASS test).
+constexpr int kPingPongWidthCount = 2;
+__host__ __device__ constexpr int pingpong_width(int index) { return index == 0 ? 176 : 184; }
+
 struct PingPongEstimate {
   double cooperative_cycles = 0;  // per SM
-  double pingpong_cycles = 0;     // per SM
-  int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs
+  double pingpong_cycles = 0;     // per SM, with the chosen width
+  int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs with it
+  int pingpong_width = 0;         // its tile width: of the widths the one with fewer cycles
   bool pingpong = false;          // the rule's choice
 };
 
@@ -46,9 +55,17 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   const long long sms = 2LL * clusters;
   estimate.cooperative_cycles = static_cast<double>(tiles * k_blocks * 1024) / static_cast<double>(sms) +
                                 static_cast<double>(div_up(tiles, sms)) * kCooperativeBoundaryCycles;
-  const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, 176);
-  estimate.pingpong_rounds = static_cast<int>(div_up(cluster_tiles, clusters));
-  estimate.pingpong_cycles = static_cast<double>(estimate.pingpong_rounds * k_blocks * 704) * kPingPongOverhead;
+  for (int index = 0; index < kPingPongWidthCount; ++index) {
+    const int width = pingpong_width(index);
+    const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, width);
+    const long long rounds = div_up(cluster_tiles, clusters);
+    const double cycles = static_cast<double>(rounds * k_blocks * 4 * width) * kPingPongOverhead;
+    if (estimate.pingpong_width == 0 || cycles < estimate.pingpong_cycles) {
+      estimate.pingpong_width = width;
+      estimate.pingpong_rounds = static_cast<int>(rounds);
+      estimate.pingpong_cycles = cycles;
+    }
+  }
   estimate.pingpong = estimate.pingpong_rounds >= kPingPongMinRounds &&
                       estimate.cooperative_cycles >= kPingPongMargin * estimate.pingpong_cycles;
   return estimate;

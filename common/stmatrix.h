@@ -26,6 +26,12 @@ __device__ __forceinline__ void stmatrix_x2(uint32_t smem_row_address, uint32_t 
                : "memory");
 }
 
+// One 8 × 8 matrix: lanes 0-7 give the row addresses, every lane its register. Kernel 09's ping-pong stores the
+// last 8 columns of a 56-column box with it (its 128 × 184 tile). SASS: STSM.16.M88 (no .2 or .4).
+__device__ __forceinline__ void stmatrix_x1(uint32_t smem_row_address, uint32_t r0) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};\n" ::"r"(smem_row_address), "r"(r0) : "memory");
+}
+
 // Two fp32 as one bf16x2 register: `low` in bits 0-15 (the lower column), `high` in bits 16-31.
 __device__ __forceinline__ uint32_t pack_bf16x2(float low, float high) {
   const __nv_bfloat162 pair = __floats2bfloat162_rn(low, high);

@@ -126,7 +126,7 @@ __device__ __forceinline__ void store_staged_round(const CUtensorMap* map_c, bf1
 template <int kGroup, int kFirstChunk, int kColumns, int kAccumulators>
 __device__ __forceinline__ void store_warp_box(const float (&acc)[kAccumulators], bf16 (&slot)[8 * 64],
                                                const CUtensorMap* map_c, int col, int row) {
-  static_assert(kColumns % 16 == 0 && kColumns <= 64, "whole pairs of 8-column chunks, one swizzle span at most");
+  static_assert(kColumns % 8 == 0 && kColumns <= 64, "whole 8-column chunks, one swizzle span at most");
   const int lane = threadIdx.x % 32, matrix_row = lane % 8, matrix = lane / 8;
   if (lane == 0) tma_store_wait_read<1>();  // the slot's previous box has been read (one box may still be reading)
   __syncwarp();
@@ -139,10 +139,13 @@ __device__ __forceinline__ void store_warp_box(const float (&acc)[kAccumulators]
     stmatrix_x4(base + swizzled_chunk_offset(matrix_row, 4 * quad + matrix), packed(kFirstChunk + 4 * quad),
                 packed(kFirstChunk + 4 * quad + 1), packed(kFirstChunk + 4 * quad + 2),
                 packed(kFirstChunk + 4 * quad + 3));
-  if constexpr (kColumns % 32 != 0) {  // the last two chunks (lanes 16-31's addresses are not used)
-    constexpr int kLast = kColumns / 32 * 4;
-    stmatrix_x2(base + swizzled_chunk_offset(matrix_row, kLast + matrix % 2), packed(kFirstChunk + kLast),
-                packed(kFirstChunk + kLast + 1));
+  constexpr int kPair = kColumns / 32 * 4;  // the chunks left after the quads: a pair, a single, or both
+  if constexpr (kColumns % 32 >= 16)        // lanes 16-31's addresses are not used
+    stmatrix_x2(base + swizzled_chunk_offset(matrix_row, kPair + matrix % 2), packed(kFirstChunk + kPair),
+                packed(kFirstChunk + kPair + 1));
+  if constexpr (kColumns % 16 != 0) {  // the last chunk: lanes 0-7's addresses
+    constexpr int kSingle = kColumns / 8 - 1;
+    stmatrix_x1(base + swizzled_chunk_offset(matrix_row, kSingle), packed(kFirstChunk + kSingle));
   }
   fence_proxy_async_shared();  // the stmatrix writes must be visible to the TMA store
   __syncwarp();

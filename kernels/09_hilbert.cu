@@ -59,13 +59,16 @@
 // kernels 07-08's grouped order (bands of 8 cluster rows), its odd rounds walk K downwards as the cooperative
 // kernel's do (a fifth fewer DRAM reads: less energy per launch, a higher clock under the power limit), and the last
 // round is not split, so it pays only where its rounds come out nearly whole: common/pingpong_choice.h holds the
-// rule, a cost model of both kernels. Its rounds' tiles are handed out GPC by GPC as the cooperative kernel's are
-// (a fifth fewer L2 reads there), each GPC's clusters on one row of the round, and the producers of one GPC meet at
-// every round (a round barrier per GPC): the clusters that share an A panel then ask for its k blocks closer
-// together, and the L2 reads fall by another 9-16 %.
+// rule, a cost model of both kernels. For the same reason it comes in two widths, 128 × 176 (cuBLAS's tile for the
+// LLM shape) and 128 × 184 (184 accumulators a thread still fit), and the model takes the one whose rounds come out
+// fuller: on the LLM shape 19 rounds of 184 instead of 20 of 176, 0.7 % fewer cycles. Its rounds' tiles are handed
+// out GPC by GPC as the cooperative kernel's are (a fifth fewer L2 reads there), each GPC's clusters on one row of
+// the round, and the producers of one GPC meet at every round (a round barrier per GPC): the clusters that share an
+// A panel then ask for its k blocks closer together, and the L2 reads fall by another 9-16 %.
 //
 // Shapes: any M; N and K multiples of 8.
 
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -303,44 +306,71 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // ---- the ping-pong kernel: tile parameters -------------------------------------------------------------------
 // The launch (threads, registers, clusters of two along M sharing B) and kBlockM, kBlockK are the cooperative
-// kernel's; the tile is narrower, so that one warpgroup holds a whole tile's accumulators.
-constexpr int kPingPongBlockN = 176;  // 2 × 88 accumulators a thread for 128 rows: 176 + addressing in 232 registers
-constexpr int kPingPongStages = 5;    // 5 × 38 KB = 190 KB, and 16 KB of C slots
+// kernel's; the tile is narrower, so that one warpgroup holds a whole tile's accumulators: 128 × kTileN, kTileN = 176
+// (cuBLAS's tile for the LLM shape) or 184, whichever fills the rounds better (common/pingpong_choice.h). The LLM
+// shape's 14336 columns are 81.5 tiles of 176 and 77.9 of 184: 20 rounds of 66 cluster tiles against 19 rounds of
+// tiles 4.5 % wider, 0.7 % fewer cycles.
+constexpr int kPingPongStages = 5;     // 5 × 38 KB (176) or 39 KB (184) = 190 or 195 KB, and 16 KB of C slots
 constexpr int kPingPongGroupRows = 8;  // kernels 07-08's bands of 8 cluster rows
-constexpr int kPingPongAccumulators = kPingPongBlockN / 2;  // per thread for one 64-row half
-constexpr int kPingPongTileBytesB = kPingPongBlockN * kBlockK * sizeof(bf16);
-constexpr int kPingPongSliceRowsB = kPingPongBlockN / kClusterM;  // 88: eleven 8-row swizzle atoms
 constexpr int kWarpsPerWarpgroup = 4;
-constexpr int kCSlotsPerWarp = 2;        // a warp stages a box in one while the other's store reads the other
-constexpr int kLastBoxCols = kPingPongBlockN - 2 * kBoxCols;  // 176 = 64 + 64 + 48
-static_assert(kClusterN == 1 && kPingPongBlockN % (8 * kClusterM) == 0 && kLastBoxCols % 16 == 0);
+constexpr int kCSlotsPerWarp = 2;  // a warp stages a box in one while the other's store reads the other
+static_assert(kClusterN == 1 && kClusterM == 2, "the ping-pong's B slices are written for clusters of 2 along M");
 
+template <int kTileN>
+struct PingPongTile {
+  static constexpr int kAccumulators = kTileN / 2;  // per thread for one 64-row half; both halves fit in 232 registers
+  static constexpr int kTileBytesB = kTileN * kBlockK * sizeof(bf16);
+  // Each CTA of the cluster loads a slice of B and multicasts it, in whole 8-row swizzle atoms: 88 + 88 rows of 176,
+  // 96 + 88 of 184 (one tensor map per slice height).
+  static constexpr int kFirstSliceRowsB = (kTileN / 2 + 7) / 8 * 8;
+  static constexpr int kSecondSliceRowsB = kTileN - kFirstSliceRowsB;
+  static constexpr int kLastBoxCols = kTileN - 2 * kBoxCols;  // 176 = 64 + 64 + 48, 184 = 64 + 64 + 56
+  static_assert(kTileN % 8 == 0 && kSecondSliceRowsB % 8 == 0 && kLastBoxCols > 0 && kLastBoxCols <= kBoxCols);
+};
+
+// One k16 step of a 64-row half: the wgmma of the tile's width.
+template <int kTileN>
+__device__ __forceinline__ void wgmma_pingpong(float (&d)[kTileN / 2], uint64_t descriptor_a, uint64_t descriptor_b,
+                                               bool accumulate) {
+  static_assert(kTileN == 176 || kTileN == 184);
+  if constexpr (kTileN == 176)
+    wgmma_m64n176k16(d, descriptor_a, descriptor_b, accumulate);
+  else
+    wgmma_m64n184k16(d, descriptor_a, descriptor_b, accumulate);
+}
+
+template <int kTileN>
 struct PingPongSharedStorage {
   alignas(1024) bf16 a[kPingPongStages][kBlockM * kBlockK];
-  alignas(1024) bf16 b[kPingPongStages][kPingPongBlockN * kBlockK];
+  alignas(1024) bf16 b[kPingPongStages][kTileN * kBlockK];
   alignas(1024) bf16 c[kConsumers][kWarpsPerWarpgroup][kCSlotsPerWarp][8 * kBoxCols];  // 8 × 64 boxes, 1 KB
   uint64_t full[kPingPongStages];
   uint64_t empty[kPingPongStages];
 };
-constexpr int kPingPongSharedBytes = shared_storage_bytes<PingPongSharedStorage>();
-static_assert(kPingPongSharedBytes <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of shared memory");
+template <int kTileN>
+constexpr int kPingPongSharedBytes = shared_storage_bytes<PingPongSharedStorage<kTileN>>();
+static_assert(kPingPongSharedBytes<184> <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of shared memory");
 
 // ---- the ping-pong kernel ------------------------------------------------------------------------------------
 // Its cluster tiles in kernels 07-08's grouped order, bands of kPingPongGroupRows cluster rows; a launch's round j is
 // the positions [j × clusters, (j + 1) × clusters) of it.
+template <int kTileN>
 __host__ __device__ GroupedTileOrder pingpong_order(const GemmProblem& problem) {
-  return {ceil_div(ceil_div(problem.m, kBlockM), kClusterM), ceil_div(problem.n, kPingPongBlockN),
-          kPingPongGroupRows};
+  return {ceil_div(ceil_div(problem.m, kBlockM), kClusterM), ceil_div(problem.n, kTileN), kPingPongGroupRows};
 }
 
+template <int kTileN>
 __global__ void __launch_bounds__(kThreads, 1)
-    hilbert_pingpong_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+    hilbert_pingpong_kernel(const __grid_constant__ CUtensorMap map_a,
+                            const __grid_constant__ CUtensorMap map_b_first_slice,
+                            const __grid_constant__ CUtensorMap map_b_second_slice,
                             const __grid_constant__ CUtensorMap map_c, const __grid_constant__ CUtensorMap map_c_last,
                             GemmProblem problem, const int* round_positions, int rounds,
                             GroupRoundBarriers gpc_barriers) {
 #if GEMM_SM90A_DEVICE_CODE
-  PingPongSharedStorage& smem = shared_storage<PingPongSharedStorage>();
-  const GroupedTileOrder order = pingpong_order(problem);
+  using Tile = PingPongTile<kTileN>;
+  PingPongSharedStorage<kTileN>& smem = shared_storage<PingPongSharedStorage<kTileN>>();
+  const GroupedTileOrder order = pingpong_order<kTileN>(problem);
   const int k_tiles = ceil_div(problem.k, kBlockK);
   // Round j's tile of this cluster is the position round_positions[j × clusters + this cluster] of the order: the
   // round's tiles handed out GPC by GPC (common/gpc_rounds.h). Only the last round may have none for this cluster.
@@ -372,7 +402,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int round = 0; round < cluster_rounds; ++round) {
         const TileCoord cluster_tile = order.at(position_of(round));
         const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
-        const int col = cluster_tile.n * kPingPongBlockN;
+        const int col = cluster_tile.n * kTileN;
         // As in the cooperative kernel, odd rounds walk K downwards and start on the k blocks the round before read
         // last, which the L2 still holds; warpgroup 0 computes the even rounds, warpgroup 1 the odd ones.
         const bool downwards = round % 2 == 1;
@@ -380,11 +410,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int iteration = 0; iteration < k_tiles; ++iteration) {
           const int k_tile = downwards ? k_tiles - 1 - iteration : iteration;
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
-          mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kPingPongTileBytesB);
+          mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + Tile::kTileBytesB);
           tma_load_2d(smem.a[write.stage], &map_a, &smem.full[write.stage], k_tile * kBlockK, row);
-          tma_load_2d_multicast(smem.b[write.stage] + rank_m * kPingPongSliceRowsB * kBlockK, &map_b,
-                                &smem.full[write.stage], k_tile * kBlockK, col + rank_m * kPingPongSliceRowsB,
-                                column_mask);
+          tma_load_2d_multicast(smem.b[write.stage] + rank_m * Tile::kFirstSliceRowsB * kBlockK,
+                                rank_m == 0 ? &map_b_first_slice : &map_b_second_slice, &smem.full[write.stage],
+                                k_tile * kBlockK, col + rank_m * Tile::kFirstSliceRowsB, column_mask);
           write.advance();
         }
         if (round < gpc_barriers.full_rounds) gpc_barrier.arrive();
@@ -401,7 +431,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     // Named barrier 1 + c hands the turn to warpgroup c (0 is CTA-wide).
     const uint32_t my_turn = 1 + consumer, their_turn = 1 + (1 - consumer);
-    float top[kPingPongAccumulators], bottom[kPingPongAccumulators];  // rows 0-63 and 64-127 of the tile
+    float top[Tile::kAccumulators], bottom[Tile::kAccumulators];  // rows 0-63 and 64-127 of the tile
     PipelineState<kPingPongStages> read, release;
     if (consumer == 1) {  // the other warpgroup's first tile goes by first
       read.advance(k_tiles);
@@ -423,10 +453,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
           const uint64_t b_descriptor = wgmma_descriptor_k_major_128b(b_base + k_offset);
-          wgmma_m64n176k16(top, wgmma_descriptor_k_major_128b(a_base + k_offset), b_descriptor,
-                           iteration > 0 || k_step > 0);
-          wgmma_m64n176k16(bottom, wgmma_descriptor_k_major_128b(a_base + kWgmmaM * kRowBytes + k_offset),
-                           b_descriptor, iteration > 0 || k_step > 0);
+          wgmma_pingpong<kTileN>(top, wgmma_descriptor_k_major_128b(a_base + k_offset), b_descriptor,
+                                 iteration > 0 || k_step > 0);
+          wgmma_pingpong<kTileN>(bottom, wgmma_descriptor_k_major_128b(a_base + kWgmmaM * kRowBytes + k_offset),
+                                 b_descriptor, iteration > 0 || k_step > 0);
         }
         wgmma_commit_group();
         read.advance();
@@ -447,23 +477,24 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_fence_operands(top);
       wgmma_fence_operands(bottom);
       // C, while the other warpgroup multiplies: each warp its own 16 rows of each half, as 8-row boxes of 64, 64
-      // and 48 columns.
+      // and 48 or 56 columns.
       const TileCoord cluster_tile = order.at(position);
       const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + warp * 16;
-      const int col = cluster_tile.n * kPingPongBlockN;
+      const int col = cluster_tile.n * kTileN;
+      constexpr int kLast = Tile::kLastBoxCols;
       bf16(&slots)[kCSlotsPerWarp][8 * kBoxCols] = smem.c[consumer][warp];
       store_warp_box<0, 0, kBoxCols>(top, slots[0], &map_c, col, row);
       store_warp_box<0, 8, kBoxCols>(top, slots[1], &map_c, col + kBoxCols, row);
-      store_warp_box<0, 16, kLastBoxCols>(top, slots[0], &map_c_last, col + 2 * kBoxCols, row);
+      store_warp_box<0, 16, kLast>(top, slots[0], &map_c_last, col + 2 * kBoxCols, row);
       store_warp_box<1, 0, kBoxCols>(top, slots[1], &map_c, col, row + 8);
       store_warp_box<1, 8, kBoxCols>(top, slots[0], &map_c, col + kBoxCols, row + 8);
-      store_warp_box<1, 16, kLastBoxCols>(top, slots[1], &map_c_last, col + 2 * kBoxCols, row + 8);
+      store_warp_box<1, 16, kLast>(top, slots[1], &map_c_last, col + 2 * kBoxCols, row + 8);
       store_warp_box<0, 0, kBoxCols>(bottom, slots[0], &map_c, col, row + kWgmmaM);
       store_warp_box<0, 8, kBoxCols>(bottom, slots[1], &map_c, col + kBoxCols, row + kWgmmaM);
-      store_warp_box<0, 16, kLastBoxCols>(bottom, slots[0], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM);
+      store_warp_box<0, 16, kLast>(bottom, slots[0], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM);
       store_warp_box<1, 0, kBoxCols>(bottom, slots[1], &map_c, col, row + kWgmmaM + 8);
       store_warp_box<1, 8, kBoxCols>(bottom, slots[0], &map_c, col + kBoxCols, row + kWgmmaM + 8);
-      store_warp_box<1, 16, kLastBoxCols>(bottom, slots[1], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM + 8);
+      store_warp_box<1, 16, kLast>(bottom, slots[1], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM + 8);
     }
     if (threadIdx.x % 32 == 0) tma_store_wait<0>();  // the slots must outlive the last stores' reads
   }
@@ -471,21 +502,27 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// The ping-pong kernel's launch: one cluster per SM pair, as many as fit (or as there are cluster tiles).
+// The ping-pong kernel's launch: one cluster per SM pair, as many as fit.
+template <int kTileN>
 GemmLaunch prepare_pingpong(const GemmProblem& problem, int clusters) {
+  using Tile = PingPongTile<kTileN>;
   const CUtensorMap map_a =
       make_tensor_map_2d(problem.a, problem.m, problem.k, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-  const CUtensorMap map_b =
-      make_tensor_map_2d(problem.b, problem.n, problem.k, kPingPongSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_b_first_slice = make_tensor_map_2d(problem.b, problem.n, problem.k, Tile::kFirstSliceRowsB,
+                                                           kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_b_second_slice = make_tensor_map_2d(problem.b, problem.n, problem.k, Tile::kSecondSliceRowsB,
+                                                            kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_c =
       make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_c_last =
-      make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kLastBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+      make_tensor_map_2d(problem.c, problem.m, problem.n, 8, Tile::kLastBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  constexpr auto kernel = hilbert_pingpong_kernel<kTileN>;
+  constexpr int shared_bytes = kPingPongSharedBytes<kTileN>;
   const int grid = clusters * kClusterSize;
   // Each round's tiles handed out GPC by GPC, each GPC's clusters on one row, from probes of where this launch's
   // clusters run; a table in device memory that the launch keeps alive.
-  const GroupedTileOrder order = pingpong_order(problem);
-  const std::vector<int> gpc_of_cluster = probe_cluster_gpcs(grid, kThreads, kPingPongSharedBytes, kClusterSize);
+  const GroupedTileOrder order = pingpong_order<kTileN>(problem);
+  const std::vector<int> gpc_of_cluster = probe_cluster_gpcs(grid, kThreads, shared_bytes, kClusterSize);
   const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), gpc_of_cluster, GpcDealing::kRowPerGpc);
   const auto round_positions = std::make_shared<DeviceBuffer<int>>(table.size(), "the ping-pong kernel's rounds");
   CUDA_CHECK(cudaMemcpy(round_positions->get(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
@@ -506,26 +543,37 @@ GemmLaunch prepare_pingpong(const GemmProblem& problem, int clusters) {
   const auto enqueue = [=](cudaStream_t stream) {
     const GroupRoundBarriers gpc_barriers{counters->get(), group_of_cluster->get(), ctas_of_group->get(),
                                           (*launches)++, full_rounds};
-    launch_with_cluster(hilbert_pingpong_kernel, grid, kThreads, kPingPongSharedBytes, kClusterSize, stream, map_a,
-                        map_b, map_c, map_c_last, problem, static_cast<const int*>(round_positions->get()), rounds,
-                        gpc_barriers);
+    launch_with_cluster(kernel, grid, kThreads, shared_bytes, kClusterSize, stream, map_a, map_b_first_slice,
+                        map_b_second_slice, map_c, map_c_last, problem,
+                        static_cast<const int*>(round_positions->get()), rounds, gpc_barriers);
   };
-  return {enqueue, reinterpret_cast<const void*>(hilbert_pingpong_kernel)};
+  return {enqueue, reinterpret_cast<const void*>(kernel)};
+}
+
+// How many clusters of the ping-pong kernel are resident at once: the same for both widths (one CTA per SM).
+int pingpong_resident_clusters() {
+  CUDA_CHECK(cudaFuncSetAttribute(hilbert_pingpong_kernel<176>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  kPingPongSharedBytes<176>));
+  CUDA_CHECK(cudaFuncSetAttribute(hilbert_pingpong_kernel<184>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  kPingPongSharedBytes<184>));
+  return persistent_cluster_count(hilbert_pingpong_kernel<184>, kThreads, kPingPongSharedBytes<184>, kClusterSize,
+                                  std::numeric_limits<int>::max());
 }
 
 }  // namespace
 
 // ---- launcher ----------------------------------------------------------------------------------------
 GemmLaunch prepare_hilbert(const GemmProblem& problem) {
-  // The ping-pong kernel where the cost model puts it ahead (common/pingpong_choice.h), else the cooperative one.
-  CUDA_CHECK(cudaFuncSetAttribute(hilbert_pingpong_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  kPingPongSharedBytes));
-  const int pingpong_cluster_tiles =
-      ceil_div(ceil_div(problem.m, kBlockM), kClusterM) * ceil_div(problem.n, kPingPongBlockN);
-  const int pingpong_clusters = persistent_cluster_count(hilbert_pingpong_kernel, kThreads, kPingPongSharedBytes,
-                                                         kClusterSize, pingpong_cluster_tiles);
-  if (estimate_pingpong(problem.m, problem.n, problem.k, pingpong_clusters).pingpong)
-    return prepare_pingpong(problem, pingpong_clusters);
+  // The ping-pong kernel, in the tile width the cost model picks, where the model puts it ahead
+  // (common/pingpong_choice.h; it needs at least 16 rounds, so every resident cluster has tiles), else the cooperative
+  // one.
+  static_assert(kPingPongWidthCount == 2 && pingpong_width(0) == 176 && pingpong_width(1) == 184,
+                "the widths instantiated here");
+  const int pingpong_clusters = pingpong_resident_clusters();
+  const PingPongEstimate pingpong = estimate_pingpong(problem.m, problem.n, problem.k, pingpong_clusters);
+  if (pingpong.pingpong)
+    return pingpong.pingpong_width == 176 ? prepare_pingpong<176>(problem, pingpong_clusters)
+                                          : prepare_pingpong<184>(problem, pingpong_clusters);
 
   const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
@@ -588,4 +636,5 @@ GemmLaunch prepare_hilbert(const GemmProblem& problem) {
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
 // sass: sm_90a hilbert_kernel UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
-// sass: sm_90a hilbert_pingpong_kernel HGMMA\.64x176x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a hilbert_pingpong_kernelILi176E HGMMA\.64x176x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a hilbert_pingpong_kernelILi184E HGMMA\.64x184x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 STSM\.16\.M88\s BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU

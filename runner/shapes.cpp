@@ -135,9 +135,11 @@ const std::vector<Shape>& shape_suite() {
       {2300, 2040, 4000},   // 72 cluster tiles, 63 k tiles (the last one partial), ragged: 6 tiles split
       {4352, 1024, 8448},   // 68 cluster tiles: 2 tiles left over, each shared by 33 clusters
       {2500, 2504, 4000},   // 100 cluster tiles, 34 left over: heads and tails, two clusters with two tails
-      // Kernel 09 launches its ping-pong kernel on this one (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
-      // last one's second CTA outside C, 80 columns of 176 (the last one ragged), 19.4 rounds, a partial k block.
+      // Kernel 09 launches its ping-pong kernel on these (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
+      // last one's second CTA outside C, a partial k block; 128 × 184 tiles on the first (77 columns, the last one
+      // ragged, 18.7 rounds), 128 × 176 on the second (66 columns, the last one ragged, 16 rounds).
       {3900, 14000, 1000},
+      {3900, 11600, 1000},
   };
   return suite;
 }

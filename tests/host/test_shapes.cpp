@@ -166,9 +166,13 @@ TEST(ShapeSuite, ContainsTheShapesWhoseLastRoundKernel09Splits) {
   }
 }
 
-TEST(ShapeSuite, ContainsAShapeForKernel09sPingPong) {  // tests/host/test_pingpong_choice.cpp: the rule picks it
-  EXPECT_TRUE(contains(shape_suite(), {3900, 14000, 1000}));
-  EXPECT_TRUE(tma_aligned({3900, 14000, 1000}));
+// tests/host/test_pingpong_choice.cpp: the rule picks the ping-pong kernel on both, 128 × 184 tiles on the first and
+// 128 × 176 on the second.
+TEST(ShapeSuite, ContainsAShapeForEachWidthOfKernel09sPingPong) {
+  for (const Shape& shape : {Shape{3900, 14000, 1000}, Shape{3900, 11600, 1000}}) {
+    EXPECT_TRUE(contains(shape_suite(), shape)) << to_string(shape);
+    EXPECT_TRUE(tma_aligned(shape)) << to_string(shape);
+  }
 }
 
 TEST(ShapeSuite, ContainsTheLongKShapesOfTheAccumulationTerm) {
