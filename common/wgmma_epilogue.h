@@ -119,10 +119,10 @@ __device__ __forceinline__ void store_staged_round(const CUtensorMap* map_c, bf1
 // × kColumns (at most 64: 128 bytes, the 128-byte swizzle's span) in the warp's 1 KB `slot`. The slot's rows are 128
 // bytes apart and chunk c of row r sits at swizzled_chunk_offset(r, c), as the TMA store of a box with the 128-byte
 // swizzle expects, whatever kColumns (a narrower box keeps the span as its row pitch in shared memory: the driver's
-// documentation does not say so, kernel 09's GPU tests of its 48-column boxes do). Lane 0 first waits until the box
-// stored from this slot two boxes ago has been read (each warp alternates between two slots), and at the end sends
-// the box to columns col .. and rows row .. row + 7 of C. No barrier with the other warps: each writes and sends only
-// its own rows.
+// documentation does not say so, kernel 09's GPU tests of its 48- and 56-column boxes do). Lane 0 first waits until
+// the box stored from this slot two boxes ago has been read (each warp alternates between two slots), and at the end
+// sends the box to columns col .. and rows row .. row + 7 of C. No barrier with the other warps: each writes and sends
+// only its own rows.
 template <int kGroup, int kFirstChunk, int kColumns, int kAccumulators>
 __device__ __forceinline__ void store_warp_box(const float (&acc)[kAccumulators], bf16 (&slot)[8 * 64],
                                                const CUtensorMap* map_c, int col, int row) {
