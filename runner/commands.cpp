@@ -653,6 +653,7 @@ int command_compare(const CompareCommand& command) {
       row.ms_median = timings[i].ms.median;
       row.ms_q1 = timings[i].ms.q1;
       row.ms_q3 = timings[i].ms.q3;
+      row.samples_ms = timings[i].samples_ms;
       row.tflops = tflops(shape.m, shape.n, shape.k, timings[i].ms.median);
       if (row.kernel == 0) cublas_ms = timings[i].ms.median;
       if (powers[i]) row.sm_clock_mhz = powers[i]->sm_clock_mhz, row.power_w = powers[i]->power_w;

@@ -1,6 +1,7 @@
 #include "runner/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -32,6 +33,13 @@ std::string csv_field(const std::string& text) {
 
 nlohmann::json optional_json(const std::optional<double>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+// Rep times to 0.1 µs, finer than CUDA events resolve (about 0.5 µs), so each prints in a few digits.
+nlohmann::json samples_json(const std::vector<double>& samples_ms) {
+  nlohmann::json samples = nlohmann::json::array();
+  for (const double ms : samples_ms) samples.push_back(std::round(ms * 1e4) / 1e4);
+  return samples;
 }
 
 std::filesystem::path temporary_name(const std::filesystem::path& path) { return path.string() + ".tmp"; }
@@ -107,6 +115,7 @@ nlohmann::json to_json(const Environment& environment, const CompareSettings& se
         {"rel_l2_err", optional_json(row.rel_l2_err)},
         {"sm_clock_mhz", optional_json(row.sm_clock_mhz)},
         {"power_w", optional_json(row.power_w)},
+        {"samples_ms", samples_json(row.samples_ms)},
     });
   }
   return document;

@@ -52,6 +52,9 @@ struct ResultRow {
   std::optional<double> max_abs_err, max_rel_err, rel_l2_err;
   std::optional<double> sm_clock_mhz, power_w;  // NVML, over the shape's timed interval
   std::string status;  // "ok", "wrong: ...", "refused: ..."
+  // Every timed rep's time in the order the reps ran (compare.json only): where the clock follows the power of the
+  // mix, a kernel's reps can fall in two humps, and the median's quartiles alone do not show it.
+  std::vector<double> samples_ms;
 };
 
 // The CSV columns, in order (the required ones of docs/design.md first).

@@ -51,6 +51,7 @@ ResultRow timed_row() {
   row.max_abs_err = 0.01, row.max_rel_err = 0.002, row.rel_l2_err = 0.0001;
   row.sm_clock_mhz = 1755, row.power_w = 650.5;
   row.status = "ok";
+  row.samples_ms = {1.3, 1.25, 1.2, 1.2500499};
   return row;
 }
 
@@ -235,11 +236,23 @@ TEST(ToJson, TimedRowHasNumbers) {
   EXPECT_EQ(row.at("status"), "ok");
 }
 
+TEST(ToJson, TimedRowHasItsSamplesInRunOrderTo0Point1Microseconds) {
+  const nlohmann::json row = to_json(test_environment(), test_settings(), {timed_row()}).at("rows").at(0);
+  EXPECT_EQ(row.at("samples_ms"), nlohmann::json({1.3, 1.25, 1.2, 1.2500}));
+  EXPECT_EQ(row.at("samples_ms").dump(), "[1.3,1.25,1.2,1.25]");
+  ResultRow many = timed_row();
+  many.samples_ms.assign(200, 12.34567891);
+  const nlohmann::json document = to_json(test_environment(), test_settings(), {many});
+  const std::string dumped = document.at("rows").at(0).at("samples_ms").dump();
+  EXPECT_EQ(dumped.size(), 200 * std::string("12.3457,").size() + 1) << dumped.substr(0, 40);
+}
+
 TEST(ToJson, MissingValuesAreNull) {
   const nlohmann::json row = to_json(test_environment(), test_settings(), {refused_row()}).at("rows").at(0);
   for (const char* name : {"ms_median", "ms_q1", "ms_q3", "tflops", "vs_cublas", "max_rel_err", "max_abs_err",
                            "rel_l2_err", "sm_clock_mhz", "power_w"})
     EXPECT_TRUE(row.at(name).is_null()) << name;
+  EXPECT_EQ(row.at("samples_ms"), nlohmann::json::array());
   EXPECT_EQ(row.at("status"), refused_row().status);
 }
 
