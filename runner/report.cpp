@@ -169,6 +169,39 @@ void write_table(std::ostream& out, const std::vector<ResultRow>& rows) {
   }
 }
 
+namespace {
+
+// compare.json's text: indented as nlohmann's dump(2) writes it, but an array of numbers (a row's samples) on one
+// line, so two hundred reps take one line of the file and not two hundred.
+void write_json(std::ostream& out, const nlohmann::json& value, int indent) {
+  const bool numbers_only = value.is_array() && std::all_of(value.begin(), value.end(), [](const nlohmann::json& item) {
+                              return item.is_number();
+                            });
+  if (value.empty() || !value.is_structured() || numbers_only) {
+    out << value.dump();
+    return;
+  }
+  const std::string inner(static_cast<size_t>(indent) + 2, ' ');
+  out << (value.is_object() ? "{\n" : "[\n");
+  bool first = true;
+  for (const auto& [key, item] : value.items()) {
+    out << (first ? "" : ",\n") << inner;
+    if (value.is_object()) out << nlohmann::json(key).dump() << ": ";
+    write_json(out, item, indent + 2);
+    first = false;
+  }
+  out << "\n" << std::string(static_cast<size_t>(indent), ' ') << (value.is_object() ? "}" : "]");
+}
+
+}  // namespace
+
+std::string json_text(const nlohmann::json& document) {
+  std::ostringstream text;
+  write_json(text, document, 0);
+  text << "\n";
+  return text.str();
+}
+
 void write_reports(const std::filesystem::path& directory, const Environment& environment,
                    const CompareSettings& settings, const std::vector<ResultRow>& rows) {
   std::filesystem::create_directories(directory);
@@ -177,7 +210,7 @@ void write_reports(const std::filesystem::path& directory, const Environment& en
   write_markdown(markdown, environment, settings, rows);
   const std::vector<std::pair<std::filesystem::path, std::string>> files = {
       {directory / "compare.csv", csv.str()},
-      {directory / "compare.json", to_json(environment, settings, rows).dump(2) + "\n"},
+      {directory / "compare.json", json_text(to_json(environment, settings, rows))},
       {directory / "compare.md", markdown.str()},
   };
   try {

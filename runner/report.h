@@ -63,6 +63,8 @@ const std::vector<std::string>& csv_columns();
 void write_csv(std::ostream& out, const std::vector<ResultRow>& rows);
 nlohmann::json to_json(const Environment& environment, const CompareSettings& settings,
                        const std::vector<ResultRow>& rows);
+// The text of compare.json: `document` indented by two spaces a level, arrays of numbers on one line, a newline last.
+std::string json_text(const nlohmann::json& document);
 void write_markdown(std::ostream& out, const Environment& environment, const CompareSettings& settings,
                     const std::vector<ResultRow>& rows);
 // The width of the kernel-name column of the stdout tables (compare's, check's lines, list): 18, or wider where

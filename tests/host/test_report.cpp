@@ -247,6 +247,17 @@ TEST(ToJson, TimedRowHasItsSamplesInRunOrderTo0Point1Microseconds) {
   EXPECT_EQ(dumped.size(), 200 * std::string("12.3457,").size() + 1) << dumped.substr(0, 40);
 }
 
+TEST(JsonText, IsDumpIndentedByTwoWithEachArrayOfNumbersOnOneLine) {
+  const nlohmann::json document = to_json(test_environment(), test_settings(), {timed_row(), refused_row()});
+  const std::string text = json_text(document);
+  EXPECT_EQ(nlohmann::json::parse(text), document);
+  EXPECT_NE(text.find("\n      \"samples_ms\": [1.3,1.25,1.2,1.25],\n"), std::string::npos) << text;
+  ResultRow without_samples = timed_row();
+  without_samples.samples_ms.clear();
+  const nlohmann::json plain = to_json(test_environment(), test_settings(), {without_samples, refused_row()});
+  EXPECT_EQ(json_text(plain), plain.dump(2) + "\n");
+}
+
 TEST(ToJson, MissingValuesAreNull) {
   const nlohmann::json row = to_json(test_environment(), test_settings(), {refused_row()}).at("rows").at(0);
   for (const char* name : {"ms_median", "ms_q1", "ms_q3", "tflops", "vs_cublas", "max_rel_err", "max_abs_err",
