@@ -42,6 +42,27 @@ nlohmann::json samples_json(const std::vector<double>& samples_ms) {
   return samples;
 }
 
+// compare.json's text: indented as nlohmann's dump(2) writes it, but an array of numbers (a row's samples) on one
+// line, so two hundred reps take one line of the file and not two hundred.
+void write_json(std::ostream& out, const nlohmann::json& value, int indent) {
+  const auto is_number = [](const nlohmann::json& item) { return item.is_number(); };
+  const bool numbers_only = value.is_array() && std::all_of(value.begin(), value.end(), is_number);
+  if (value.empty() || !value.is_structured() || numbers_only) {
+    out << value.dump();
+    return;
+  }
+  const std::string inner(static_cast<size_t>(indent) + 2, ' ');
+  out << (value.is_object() ? "{\n" : "[\n");
+  bool first = true;
+  for (const auto& [key, item] : value.items()) {
+    out << (first ? "" : ",\n") << inner;
+    if (value.is_object()) out << nlohmann::json(key).dump() << ": ";
+    write_json(out, item, indent + 2);
+    first = false;
+  }
+  out << "\n" << std::string(static_cast<size_t>(indent), ' ') << (value.is_object() ? "}" : "]");
+}
+
 std::filesystem::path temporary_name(const std::filesystem::path& path) { return path.string() + ".tmp"; }
 
 void write_temporary(const std::filesystem::path& path, const std::string& contents) {
@@ -168,32 +189,6 @@ void write_table(std::ostream& out, const std::vector<ResultRow>& rows) {
         << "  " << row.status << "\n";
   }
 }
-
-namespace {
-
-// compare.json's text: indented as nlohmann's dump(2) writes it, but an array of numbers (a row's samples) on one
-// line, so two hundred reps take one line of the file and not two hundred.
-void write_json(std::ostream& out, const nlohmann::json& value, int indent) {
-  const bool numbers_only = value.is_array() && std::all_of(value.begin(), value.end(), [](const nlohmann::json& item) {
-                              return item.is_number();
-                            });
-  if (value.empty() || !value.is_structured() || numbers_only) {
-    out << value.dump();
-    return;
-  }
-  const std::string inner(static_cast<size_t>(indent) + 2, ' ');
-  out << (value.is_object() ? "{\n" : "[\n");
-  bool first = true;
-  for (const auto& [key, item] : value.items()) {
-    out << (first ? "" : ",\n") << inner;
-    if (value.is_object()) out << nlohmann::json(key).dump() << ": ";
-    write_json(out, item, indent + 2);
-    first = false;
-  }
-  out << "\n" << std::string(static_cast<size_t>(indent), ' ') << (value.is_object() ? "}" : "]");
-}
-
-}  // namespace
 
 std::string json_text(const nlohmann::json& document) {
   std::ostringstream text;
