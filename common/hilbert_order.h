@@ -85,6 +85,9 @@ inline std::vector<TileCoord> hilbert_tile_order(int tiles_m, int tiles_n) {
 }
 
 // A tile as one 32-bit word for the kernel's table: row in the high half, column in the low half.
+// The largest M and N a kernel with such a table accepts (its shape rule, kTmaAlignedTileTable): 65535 tiles a side
+// of 256 × 256 or larger.
+constexpr int kTileTableMaxExtent = 65535 * 256;
 constexpr uint32_t pack_tile(TileCoord tile) {
   return (static_cast<uint32_t>(tile.m) << 16) | static_cast<uint32_t>(tile.n);
 }

@@ -1,5 +1,5 @@
-// A persistent schedule's work along K: the split of the last, partial wave of tiles (stream-K's even runs, or
-// heads and tails), and the direction in which each round walks K. Introduced by kernel 09.
+// A persistent schedule's work along K: the split of the last, partial round of tiles (stream-K), and the direction
+// in which each round walks K. Introduced by kernel 11.
 //
 // A persistent kernel with W workers (CTAs or clusters) and T tiles runs ⌈T / W⌉ rounds; when T is not a
 // multiple of W the last round is partly idle: at 8192³ with 128 × 256 tiles in 2-CTA clusters, T = 1024
@@ -26,7 +26,7 @@
 //
 // Splitting has a price: a partial-sum round trip through the L2 per worker (128 KB per CTA of kernel 09),
 // owners that wait for it at the end, and workers at different k positions on neighbouring tiles, which share
-// fewer operand loads in the L2 than a round of whole tiles in step. Measured on an H100 (kernel 09's notes)
+// fewer operand loads in the L2 than a round of whole tiles in step. Measured on an H100 (kernel 11's notes)
 // it is worth about 30 k blocks of a worker's time, so the policy splits only when the last round leaves at
 // least kMinIdleIterations k blocks idle per worker, ((W - R) / W) · k_tiles, and gives every worker at least
 // kMinIterations k blocks (thinner shares make owners add many partials one after another).
@@ -35,27 +35,6 @@
 // r = ⌈T / W⌉ rounds (64 clusters instead of 66 for 4096³'s 256 tiles in 4 rounds). That takes no longer, since every
 // worker still runs r tiles at most, and the workers that would have idled through the last round are not
 // launched at all (the launcher sizes its grid from `workers`).
-//
-// Heads and tails. Where that policy leaves the last round whole, a second form may still split it: each of
-// the R tiles into a head [0, head_k) and a tail [head_k, k_tiles). Worker j < R owns tile whole_tiles + j
-// and computes its head; the tails go to workers R, R + 1, ..., one each, and when R > W / 2 the 2R − W
-// tails left over go to workers R, R + 1, ... as a second unit. All owners start at one end of their heads
-// together and all tails at one end of theirs (k blocks 0 and head_k, or head_k − 1 and k_tiles − 1 in a round
-// that runs downwards, below), so the workers stand at one of two k positions, close to a round of whole
-// tiles, where the even runs leave each at a different one, and that costs operand reads in the L2 (kernel
-// 09's notes).
-// head_k = ⌈k_tiles / 2⌉ when every tail has its own worker, else ⌈2 k_tiles / 3⌉, so two tails take no
-// longer than a head; the last round takes head_k k blocks instead of k_tiles. The form is used when R ≤ 2W / 3
-// and it saves at least kMinSavedIterations k blocks.
-//
-//   R = 3 tiles of 12 k blocks on W = 5 workers (R > W / 2: head_k = 8, tails of 4)
-//
-//     worker 0: tile 0, k 0..7 (owner)    worker 3: tile 0, k 8..11 (partial), then tile 2, k 8..11 (partial)
-//     worker 1: tile 1, k 0..7 (owner)    worker 4: tile 1, k 8..11 (partial)
-//     worker 2: tile 2, k 0..7 (owner)
-//
-// Partial sums go to a slot per worker for the even runs (one partial each) and a slot per split tile for
-// heads and tails (one tail each); owners wait only for tails, and tail workers never wait.
 //
 // Up and down along K. Neighbouring rounds share operand panels (a tile order keeps them close), but if every
 // round walked K upwards, a round would start on k block 0 of its panels when the L2 holds the last k blocks the
@@ -93,39 +72,24 @@ struct StreamKSchedule {
   int k_tiles = 1;   // k blocks per tile
   int workers = 1;   // persistent workers
   int whole_tiles = 0;  // positions [0, whole_tiles) go whole, round robin; the rest is split along K
-  int head_k = 0;       // 0: the split tiles' k blocks in even runs; > 0: heads [0, head_k) and tails
 
   // The policy's thresholds (see the header).
   static constexpr int kMinIdleIterations = 32;
   static constexpr int kMinIterations = 4;
-  static constexpr int kMinSavedIterations = 16;
 
   // The schedule for `tiles` tiles of `k_tiles` k blocks on at most `workers` workers, split or not by the
   // policy; unsplit, it keeps only the workers its rounds need (`workers` of the result).
   static StreamKSchedule make(int tiles, int k_tiles, int workers) {
-    StreamKSchedule schedule{tiles, k_tiles, workers, tiles, 0};
+    StreamKSchedule schedule{tiles, k_tiles, workers, tiles};
     const int remainder = tiles % workers;
     const bool even_runs = remainder > 0 &&
                            int64_t{workers - remainder} * k_tiles >= int64_t{kMinIdleIterations} * workers &&
                            int64_t{remainder} * k_tiles >= int64_t{kMinIterations} * workers;
-    const int head_k = heads_and_tails_head_k(remainder, k_tiles, workers);
-    const bool heads_and_tails = head_k > 0 && k_tiles - head_k >= kMinSavedIterations;
-    if (even_runs) {
+    if (even_runs)
       schedule.whole_tiles = tiles - remainder;
-    } else if (heads_and_tails) {
-      schedule.whole_tiles = tiles - remainder;
-      schedule.head_k = head_k;
-    } else if (tiles > 0) {
+    else if (tiles > 0)
       schedule.workers = ceil_div(tiles, ceil_div(tiles, workers));  // ⌈T / r⌉ workers for r = ⌈T / W⌉ rounds
-    }
     return schedule;
-  }
-
-  // The head of each of `remainder` split tiles in heads and tails, or 0 where that form cannot split them
-  // (no remainder, more than 2W / 3 tiles, or a head as long as the tile).
-  static int heads_and_tails_head_k(int remainder, int k_tiles, int workers) {
-    const int head_k = 2 * remainder <= workers ? (k_tiles + 1) / 2 : (2 * k_tiles + 2) / 3;
-    return remainder > 0 && 3 * remainder <= 2 * workers && head_k < k_tiles ? head_k : 0;
   }
 
   // Whether any tile is split along K (the last round's tiles; none when the policy leaves them whole).
@@ -169,31 +133,12 @@ struct StreamKSchedule {
       if (tile < whole_tiles) return {tile, 0, k_tiles};
       return first_split_unit(worker);
     }
-    if (head_k > 0) {  // a tail worker's second tail, if it has one
-      const int remainder = split_tiles(), tail = unit.tile - whole_tiles;
-      const int second = tail + (workers - remainder);
-      if (worker >= remainder && tail == worker - remainder && second < remainder)
-        return {whole_tiles + second, head_k, k_tiles};
-      return {};
-    }
     return split_unit(int64_t{unit.tile} * k_tiles + unit.k_end, split_begin(worker + 1));
   }
 
-  // Where partial sums go: a slot per worker for even runs, a slot per split tile for heads and tails.
-  __host__ __device__ int partial_slots() const { return head_k > 0 ? split_tiles() : workers; }
-  __host__ __device__ int partial_slot(int worker, const WorkUnit& unit) const {
-    return head_k > 0 ? unit.tile - whole_tiles : worker;
-  }
-  // The slots the owner `worker` of split `tile` adds: those in [begin, end) for which slot_holds(slot, tile).
-  __host__ __device__ int contributor_slots_begin(int worker, int tile) const {
-    return head_k > 0 ? tile - whole_tiles : worker + 1;
-  }
-  __host__ __device__ int contributor_slots_end(int worker, int tile) const {
-    return head_k > 0 ? tile - whole_tiles + 1 : contributors_end(worker, tile);
-  }
-  __host__ __device__ bool slot_holds(int slot, int tile) const {
-    return head_k > 0 || contributes_to(slot, tile);
-  }
+  // Where partial sums go: a slot per worker (a worker has at most one partial unit, its first).
+  __host__ __device__ int partial_slots() const { return workers; }
+  __host__ __device__ int partial_slot(int worker, const WorkUnit&) const { return worker; }
 
   // Whether `worker`'s first split unit is a partial of `tile`, which the tile's owner must add.
   __host__ __device__ bool contributes_to(int worker, int tile) const {
@@ -212,12 +157,7 @@ struct StreamKSchedule {
 
  private:
   __host__ __device__ WorkUnit first_split_unit(int worker) const {
-    if (head_k == 0) return split_unit(split_begin(worker), split_begin(worker + 1));
-    const int remainder = split_tiles();
-    if (worker < remainder) return {whole_tiles + worker, 0, head_k};  // an owner's head
-    const int tail = worker - remainder;
-    if (tail < remainder) return {whole_tiles + tail, head_k, k_tiles};
-    return {};
+    return split_unit(split_begin(worker), split_begin(worker + 1));
   }
 
   // The unit that starts at iteration `begin` of a worker's split run ending at `end`.

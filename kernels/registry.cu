@@ -6,7 +6,7 @@ namespace gemm {
 GemmLaunch prepare_cublas(const GemmProblem&);  // runner/cublas_gemm.cpp
 
 // Each kernel's launcher, defined in its kernels/NN_name.cu.
-#define GEMM_KERNEL(id, name, arch, rule, technique) GemmLaunch prepare_##name(const GemmProblem&);
+#define GEMM_KERNEL(id, name, base, arch, rule, technique) GemmLaunch prepare_##name(const GemmProblem&);
 #include "kernels/registry.inc"
 #ifdef GEMM_EXPERIMENTS_REGISTRY  // -DGEMM_EXPERIMENTS_DIR (CMakeLists.txt)
 #include GEMM_EXPERIMENTS_REGISTRY
@@ -17,8 +17,9 @@ namespace {
 
 constexpr KernelInfo kKernels[] = {
     {0, "cublas", "cuBLAS reference: cublasLt, the fastest of its top 8 heuristics timed as kernels are (interleaved, cold L2)", Arch::kAny,
-     ShapeRule::kAny, prepare_cublas},
-#define GEMM_KERNEL(id, name, arch, rule, technique) {id, #name, technique, Arch::arch, ShapeRule::rule, prepare_##name},
+     ShapeRule::kAny, prepare_cublas, 0},
+#define GEMM_KERNEL(id, name, base, arch, rule, technique) \
+  {id, #name, technique, Arch::arch, ShapeRule::rule, prepare_##name, base},
 #include "kernels/registry.inc"
 #ifdef GEMM_EXPERIMENTS_REGISTRY
 #include GEMM_EXPERIMENTS_REGISTRY

@@ -7,15 +7,12 @@
 #include <string_view>
 
 #include "common/gemm_problem.h"
+#include "common/hilbert_order.h"  // kTileTableMaxExtent
 
 namespace gemm {
 
 // The GPU a kernel's code needs. "a" targets (sm_90a, sm_100a) run only on exactly that compute capability.
 enum class Arch { kAny, kSm80, kSm90a, kSm100a };
-
-// The largest M and N of ShapeRule::kTmaAlignedTileTable: a tile table that packs a tile's row and column into
-// 16 bits each, over tiles of 256 × 256 or larger, holds 65535 tiles a side.
-constexpr int kTileTableMaxExtent = 65535 * 256;
 
 // The shapes a kernel accepts.
 enum class ShapeRule {
@@ -31,6 +28,7 @@ struct KernelInfo {
   Arch arch;
   ShapeRule shape_rule;
   GemmLaunch (*prepare)(const GemmProblem&);  // host set-up; returns the enqueue-only launch
+  int base;                    // the chapter it builds on (0: none)
 };
 
 std::span<const KernelInfo> all_kernels();

@@ -131,11 +131,11 @@ const std::vector<Shape>& shape_suite() {
       {3000, 2056, 1000},   // several tiles, ragged on every side
       {100, 264, 65536},    // K = 2^16: the accumulation term of the tolerance starts to matter
       {128, 256, 262144},   // K = 2^18: one tile of the large kernels, a long fp32 accumulation
-      // Kernel 09 on a 132-SM GPU (66 clusters) splits the last round of these along K:
-      {2300, 2040, 4000},   // 72 cluster tiles, 63 k tiles (the last one partial), ragged: 6 tiles split
+      // Kernels 11-13 on a 132-SM GPU (66 clusters) split the last round of the first two along K:
+      {2300, 2040, 4000},   // 72 cluster tiles, 63 k blocks (the last one partial), ragged: 6 tiles split
       {4352, 1024, 8448},   // 68 cluster tiles: 2 tiles left over, each shared by 33 clusters
-      {2500, 2504, 4000},   // 100 cluster tiles, 34 left over: heads and tails, two clusters with two tails
-      // Kernel 09 launches its ping-pong kernel on these (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
+      {2500, 2504, 4000},   // 100 cluster tiles, 34 left over: too few idle to split; 2 rounds on 50 clusters
+      // Kernel 15 launches kernel 14 on these (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
       // last one's second CTA outside C, a partial k block; 128 × 184 tiles on the first (77 columns, the last one
       // ragged, 18.7 rounds), 128 × 176 on the second (66 columns, the last one ragged, 16 rounds).
       {3900, 14000, 1000},

@@ -119,7 +119,7 @@ void check_rounds(const StreamKSchedule& schedule) {
 TEST(RoundBarrier, EveryWorkerArrivesInEveryFullRound) {
   check_rounds(StreamKSchedule::make(4096, 256, 66));  // 16384³: even runs after 62 rounds
   check_rounds(StreamKSchedule::make(1024, 128, 66));  // 8192³
-  check_rounds(StreamKSchedule::make(896, 64, 66));    // 4096 × 14336 × 4096: heads and tails
+  check_rounds(StreamKSchedule::make(896, 64, 66));    // 4096 × 14336 × 4096: unsplit, 14 rounds on 64
   check_rounds(StreamKSchedule::make(256, 64, 66));    // 4096³: unsplit, 4 rounds on 64 clusters
   check_rounds(StreamKSchedule::make(30, 1, 66));      // fewer tiles than workers: one partial round
   for (int workers : {1, 2, 7, 66})

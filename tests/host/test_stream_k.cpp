@@ -1,7 +1,7 @@
-// The split of the last round (common/stream_k.h), in even runs and in heads and tails: every (tile, k block)
-// iteration done exactly once, partials before owned heads (for even runs one per worker, first), each slot
-// written once, an owner's slots exactly those of its tile's partials, balance, the policy on the benchmark
-// shapes, and the order of each unit's k blocks (up in even rounds, down in odd ones).
+// The split of the last round (common/stream_k.h): every (tile, k block) iteration done exactly once, partials
+// before owned heads (one per worker, its first split unit), each slot written once, an owner's contributors exactly
+// those of its tile's partials, balance, the policy on the benchmark shapes, and the order of each unit's k blocks
+// (up in even rounds, down in odd ones).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,8 +28,7 @@ std::vector<WorkUnit> units_of(const StreamKSchedule& schedule, int worker) {
 // Everything the kernel relies on, for one schedule.
 void check_schedule(const StreamKSchedule& schedule) {
   SCOPED_TRACE(testing::Message() << schedule.tiles << " tiles of " << schedule.k_tiles << " k blocks on "
-                                  << schedule.workers << " workers, " << schedule.whole_tiles << " whole, head "
-                                  << schedule.head_k);
+                                  << schedule.workers << " workers, " << schedule.whole_tiles << " whole");
   std::map<int, std::vector<int>> done;      // tile -> how often each k block was done
   std::map<int, int> owner;                  // split tile -> its owner
   std::map<int, std::set<int>> tile_slots;   // split tile -> the slots its partials were written to
@@ -72,28 +71,18 @@ void check_schedule(const StreamKSchedule& schedule) {
       if (unit.is_partial()) {
         // No worker waits for a partial before writing its own: partials come before an owned head.
         EXPECT_FALSE(owned_head_seen) << "a partial after an owned head";
-        if (schedule.head_k == 0) {
-          // Even runs: the partial is the worker's first split unit; everything before it is whole tiles.
-          for (size_t j = 0; j < i; ++j) EXPECT_LT(units[j].tile, schedule.whole_tiles) << "partial unit not first";
-          EXPECT_TRUE(schedule.contributes_to(worker, unit.tile));
-        } else {
-          EXPECT_EQ(unit.k_begin, schedule.head_k) << "a tail starts at head_k";
-          EXPECT_EQ(unit.k_end, schedule.k_tiles);
-        }
+        // The partial is the worker's first split unit; everything before it is whole tiles.
+        for (size_t j = 0; j < i; ++j) EXPECT_LT(units[j].tile, schedule.whole_tiles) << "partial unit not first";
+        EXPECT_TRUE(schedule.contributes_to(worker, unit.tile));
         const int slot = schedule.partial_slot(worker, unit);
         ASSERT_GE(slot, 0);
         ASSERT_LT(slot, schedule.partial_slots());
         EXPECT_TRUE(written_slots.insert(slot).second) << "slot " << slot << " written twice";
         tile_slots[unit.tile].insert(slot);
       } else {
-        if (schedule.head_k == 0) {
-          EXPECT_FALSE(schedule.contributes_to(worker, unit.tile));
-        }
+        EXPECT_FALSE(schedule.contributes_to(worker, unit.tile));
         if (!whole) {
           EXPECT_EQ(i + 1, units.size()) << "an owned head must be its worker's last unit";
-          if (schedule.head_k > 0) {
-            EXPECT_EQ(unit.k_end, schedule.head_k);
-          }
           owner[unit.tile] = worker;
           owned_head_seen = true;
         }
@@ -105,25 +94,21 @@ void check_schedule(const StreamKSchedule& schedule) {
     for (int k = 0; k < schedule.k_tiles; ++k)
       EXPECT_EQ(done[tile][k], 1) << "tile " << tile << ", k block " << k;
   }
-  // Each split tile has one owner, and the slots it adds are exactly those its tile's partials went to.
+  // Each split tile has one owner, and the slots it adds (those of the contributors the kernel walks: worker + 1
+  // up to contributors_end, where contributes_to) are exactly those its tile's partials went to.
   for (const auto& [tile, slots] : tile_slots) {
     ASSERT_TRUE(owner.count(tile)) << "tile " << tile << " has partials but no owner";
     const int head = owner[tile];
     std::set<int> listed;
-    for (int slot = schedule.contributor_slots_begin(head, tile); slot < schedule.contributor_slots_end(head, tile);
-         ++slot)
-      if (schedule.slot_holds(slot, tile)) listed.insert(slot);
+    for (int contributor = head + 1; contributor < schedule.contributors_end(head, tile); ++contributor)
+      if (schedule.contributes_to(contributor, tile)) listed.insert(schedule.partial_slot(contributor, {}));
     EXPECT_EQ(listed, slots) << "tile " << tile;
   }
   for (const auto& [tile, head] : owner) EXPECT_TRUE(tile_slots.count(tile)) << "tile " << tile;
-  // Balance: even runs differ by at most one k block; with heads and tails no worker does more than a head.
+  // Balance: the workers' split work differs by at most one k block.
   if (schedule.splits()) {
     const auto [least, most] = std::minmax_element(split_work.begin(), split_work.end());
-    if (schedule.head_k == 0) {
-      EXPECT_LE(*most - *least, 1);
-    } else {
-      EXPECT_EQ(*most, schedule.head_k);
-    }
+    EXPECT_LE(*most - *least, 1);
   }
 }
 
@@ -132,7 +117,7 @@ TEST(StreamK, EachRoundStartsWhereTheRoundBeforeEnded) {
   int split = 0;
   for (int workers : {1, 3, 66})
     for (int tiles : {1, 67, 200, 1024})
-      for (int k_tiles : {1, 7, 64, 128}) {  // 1024 × 128 on 66: even runs; 1024 × 64 and 200 × 64: heads and tails
+      for (int k_tiles : {1, 7, 64, 128}) {  // 1024 × 128 on 66: split
         const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_tiles, workers);
         split += schedule.splits();
         SCOPED_TRACE(testing::Message() << tiles << " tiles of " << k_tiles << " k blocks on " << workers);
@@ -175,25 +160,16 @@ TEST(StreamK, KBlockOrderPinned) {
   EXPECT_EQ(units[2].tile, 9);
   EXPECT_EQ(order(units[2]), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   // The split round runs downwards when it is odd: 13 tiles of 64 k blocks on 4 workers, the last tile forced
-  // into a head and a tail in round 3. Worker 0's head goes from k block 31 down to 0, worker 1's tail from 63
-  // down to 32.
-  const StreamKSchedule split{13, 64, 4, 12, 32};
-  const WorkUnit head = units_of(split, 0).back(), tail = units_of(split, 1).back();
+  // into four runs of 16 in round 3. Worker 0's head goes from k block 15 down to 0, worker 1's partial from 31
+  // down to 16.
+  const StreamKSchedule split{13, 64, 4, 12};
+  const WorkUnit head = units_of(split, 0).back(), partial = units_of(split, 1).back();
   ASSERT_EQ(head.tile, 12);
-  ASSERT_EQ(tail.tile, 12);
-  EXPECT_EQ(split.k_block(head, 0), 31);
+  ASSERT_EQ(partial.tile, 12);
+  EXPECT_EQ(split.k_block(head, 0), 15);
   EXPECT_EQ(split.k_block(head, head.k_blocks() - 1), 0);
-  EXPECT_EQ(split.k_block(tail, 0), 63);
-  EXPECT_EQ(split.k_block(tail, tail.k_blocks() - 1), 32);
-}
-
-// A heads-and-tails schedule of the remainder, forced past the policy; false where it cannot exist.
-bool forced_heads_and_tails(int tiles, int k_tiles, int workers, StreamKSchedule& schedule) {
-  const int remainder = tiles % workers;
-  const int head_k = StreamKSchedule::heads_and_tails_head_k(remainder, k_tiles, workers);
-  if (head_k == 0) return false;
-  schedule = StreamKSchedule{tiles, k_tiles, workers, tiles - remainder, head_k};
-  return true;
+  EXPECT_EQ(split.k_block(partial, 0), 31);
+  EXPECT_EQ(split.k_block(partial, partial.k_blocks() - 1), 16);
 }
 
 TEST(StreamK, EveryIterationOnceOnePartialPerWorkerOwnersAndContributors) {
@@ -208,35 +184,23 @@ TEST(StreamK, EveryIterationOnceOnePartialPerWorkerOwnersAndContributors) {
       }
 }
 
-TEST(StreamK, HeadsAndTailsEveryIterationOnceOneTailPerSlot) {
-  int checked = 0;
-  for (int workers : {2, 3, 5, 7, 66, 132})
-    for (int tiles = 1; tiles <= 3 * workers; ++tiles)
-      for (int k_tiles : {2, 3, 7, 64, 224}) {
-        StreamKSchedule forced;
-        if (!forced_heads_and_tails(tiles, k_tiles, workers, forced)) continue;
-        check_schedule(forced);
-        ++checked;
-      }
-  EXPECT_GT(checked, 1000);
-}
-
 // The benchmark shapes with 128 × 256 tiles in 2-CTA clusters on 66 clusters (132 SMs): whole rounds, then
-// the remainder split into 66 runs of k blocks, or into heads and tails, or left whole.
+// the remainder split into 66 runs of k blocks, or left whole.
 // The policy's two thresholds, each at its boundary (66 workers, 64 k blocks).
 TEST(StreamK, PolicyBoundaries) {
   // 99 tiles: 33 left over, idle (66 - 33) · 64 = 2112 = 32 · 66 k blocks, exactly kMinIdleIterations per
-  // worker: even runs (no heads).
+  // worker: split.
   const StreamKSchedule at_idle_threshold = StreamKSchedule::make(99, 64, 66);
   EXPECT_TRUE(at_idle_threshold.splits());
-  EXPECT_EQ(at_idle_threshold.head_k, 0);
-  // 110 tiles: 44 left over, exactly 2W / 3, too few idle for even runs: heads of ⌈2 · 64 / 3⌉ = 43 and tails.
-  const StreamKSchedule at_head_limit = StreamKSchedule::make(110, 64, 66);
-  EXPECT_EQ(at_head_limit.head_k, 43);
-  // 111 tiles: 45 left over, more than 2W / 3: neither form, two rounds on the 56 clusters they need.
-  const StreamKSchedule past_head_limit = StreamKSchedule::make(111, 64, 66);
-  EXPECT_FALSE(past_head_limit.splits());
-  EXPECT_EQ(past_head_limit.workers, 56);
+  EXPECT_EQ(at_idle_threshold.whole_tiles, 66);
+  // 100 tiles: 34 left over, 2048 idle k blocks, one short: two rounds on the 50 clusters they need.
+  const StreamKSchedule past_idle_threshold = StreamKSchedule::make(100, 64, 66);
+  EXPECT_FALSE(past_idle_threshold.splits());
+  EXPECT_EQ(past_idle_threshold.workers, 50);
+  // 67 tiles of 132 k blocks: one left over, 132 k blocks on 66 workers is 2 each, under kMinIterations: whole.
+  // With 264 k blocks, 4 each: split.
+  EXPECT_FALSE(StreamKSchedule::make(67, 132, 66).splits());
+  EXPECT_TRUE(StreamKSchedule::make(67, 264, 66).splits());
 }
 
 TEST(StreamK, PolicyOnTheBenchmarkShapes) {
@@ -256,28 +220,15 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   // 16384 × 4096 × 14336: the same 1024 tiles with 224 k blocks
   EXPECT_EQ(StreamKSchedule::make(1024, 224, 66).whole_tiles, 990);
   // 4096 × 14336 × 4096: 896 cluster tiles of 64, 13 rounds and 38 tiles: 28 of 66 clusters idle for 64 k
-  // blocks is 27 per cluster, under 32: no even runs. Heads and tails: 38 ≤ 44 tiles, heads of 43 k blocks
-  // (38 > 33: 10 clusters take two tails of 21), 21 k blocks saved
+  // blocks is 27 per cluster, under 32: whole, 14 rounds on 64 clusters (kernel 15 gives this shape to kernel 14)
   const StreamKSchedule llm = StreamKSchedule::make(896, 64, 66);
-  EXPECT_EQ(llm.whole_tiles, 858);
-  EXPECT_EQ(llm.head_k, 43);
-  EXPECT_EQ(llm.workers, 66);
-  EXPECT_EQ(llm.partial_slots(), 38);
-  EXPECT_EQ(llm.first(0).tile, 0);
-  EXPECT_EQ(llm.next(0, {792, 0, 64}).tile, 858);  // the owner of the first split tile
-  EXPECT_EQ(llm.next(0, {792, 0, 64}).k_end, 43);
-  EXPECT_FALSE(llm.next(0, {858, 0, 43}).valid());
-  const WorkUnit tail = llm.next(38, {830, 0, 64});  // worker 38: the tail of tile 858, then of tile 886
-  EXPECT_EQ(tail.tile, 858);
-  EXPECT_EQ(tail.k_begin, 43);
-  EXPECT_EQ(llm.next(38, tail).tile, 886);
-  EXPECT_FALSE(llm.next(48, llm.next(48, {840, 0, 64})).valid());  // worker 48: one tail only
-  // 4096³: 256 cluster tiles, 3 rounds and 58: 8 idle clusters, 7.8 k blocks each, and 58 > 44 tiles for
-  // heads and tails: whole, on 64 clusters
+  EXPECT_FALSE(llm.splits());
+  EXPECT_EQ(llm.workers, 64);
+  // 4096³: 256 cluster tiles, 3 rounds and 58: 8 idle clusters, 7.8 k blocks each: whole, on 64 clusters
   EXPECT_EQ(StreamKSchedule::make(256, 64, 66).whole_tiles, 256);
   EXPECT_EQ(StreamKSchedule::make(256, 64, 66).workers, 64);
-  // 6144³: 576 cluster tiles of 96 k blocks, 8 rounds and 48: 18 idle clusters, 26.2 k blocks each, and 48 > 44
-  // tiles for heads and tails: whole, in 9 rounds of 64 clusters
+  // 6144³: 576 cluster tiles of 96 k blocks, 8 rounds and 48: 18 idle clusters, 26.2 k blocks each: whole, in 9
+  // rounds of 64 clusters
   EXPECT_EQ(StreamKSchedule::make(576, 96, 66).whole_tiles, 576);
   EXPECT_EQ(StreamKSchedule::make(576, 96, 66).workers, 64);
   // Split schedules keep every worker.
@@ -293,29 +244,21 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   EXPECT_EQ(StreamKSchedule::make(72, 64, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(68, 132, 66).whole_tiles, 66);
   EXPECT_EQ(StreamKSchedule::make(68, 132, 66).contributors_end(0, 66), 33);
-  // scripts/sanitize.sh's example, 2304 × 2048 × 2816: 72 cluster tiles of 44 k blocks, just in even runs;
-  // with 43 k blocks (6 · 43 < 4 · 66) in heads of 22 and tails of 21
+  // scripts/sanitize.sh's example, 2304 × 2048 × 2816: 72 cluster tiles of 44 k blocks, just split (6 · 44 =
+  // 4 · 66); with 43 k blocks left whole, two rounds on 36 clusters
   EXPECT_EQ(StreamKSchedule::make(72, 44, 66).whole_tiles, 66);
-  EXPECT_EQ(StreamKSchedule::make(72, 44, 66).head_k, 0);
-  EXPECT_EQ(StreamKSchedule::make(72, 43, 66).whole_tiles, 66);
-  EXPECT_EQ(StreamKSchedule::make(72, 43, 66).head_k, 22);
-  // ... and with 32 k blocks heads of 16 save 16: still split; with 31, 15: left whole
-  EXPECT_EQ(StreamKSchedule::make(72, 32, 66).head_k, 16);
-  EXPECT_FALSE(StreamKSchedule::make(72, 31, 66).splits());
-  // The GPU suite's heads-and-tails shape, 2500 × 2504 × 4000: 100 cluster tiles of 63 k blocks; even runs
-  // would leave 30.5 idle k blocks per cluster; 34 tiles in heads of 42, two clusters with two tails
-  EXPECT_EQ(StreamKSchedule::make(100, 63, 66).whole_tiles, 66);
-  EXPECT_EQ(StreamKSchedule::make(100, 63, 66).head_k, 42);
+  EXPECT_FALSE(StreamKSchedule::make(72, 43, 66).splits());
+  EXPECT_EQ(StreamKSchedule::make(72, 43, 66).workers, 36);
+  // The GPU suite's 2500 × 2504 × 4000: 100 cluster tiles of 63 k blocks; a split would leave 30.5 idle k blocks
+  // per cluster, under 32: two whole rounds on 50 clusters
+  EXPECT_FALSE(StreamKSchedule::make(100, 63, 66).splits());
+  EXPECT_EQ(StreamKSchedule::make(100, 63, 66).workers, 50);
   // No remainder: nothing split, every worker kept.
   EXPECT_EQ(StreamKSchedule::make(132, 64, 66).whole_tiles, 132);
   EXPECT_EQ(StreamKSchedule::make(132, 64, 66).workers, 66);
-  // Too few k blocks to give every worker 4 (two tiles of 64 on 66 workers): no even runs, but heads and
-  // tails of 32.
-  EXPECT_EQ(StreamKSchedule::make(68, 64, 66).whole_tiles, 66);
-  EXPECT_EQ(StreamKSchedule::make(68, 64, 66).head_k, 32);
-  // Two tiles of 16 k blocks: neither (heads of 8 save 8), and two rounds of 68 tiles need 34 workers.
-  EXPECT_EQ(StreamKSchedule::make(68, 16, 66).whole_tiles, 68);
-  EXPECT_EQ(StreamKSchedule::make(68, 16, 66).workers, 34);
+  // Too few k blocks to give every worker 4 (two tiles of 64 on 66 workers): whole, two rounds on 34 workers.
+  EXPECT_FALSE(StreamKSchedule::make(68, 64, 66).splits());
+  EXPECT_EQ(StreamKSchedule::make(68, 64, 66).workers, 34);
   // Fewer tiles than workers, one k block each (nothing to split): one round, one worker per tile.
   EXPECT_EQ(StreamKSchedule::make(30, 1, 66).workers, 30);
 }

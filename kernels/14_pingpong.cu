@@ -1,0 +1,342 @@
+// Kernel 14 — ping-pong: the two consumer warpgroups take whole (narrower) tiles in turn.
+//
+// In kernels 08-13 both consumer warpgroups work on one 128 × 256 tile and end it together, so the tensor pipe idles
+// at every tile boundary while they finish C and wait for the next tile's first stage: about 3.3 k cycles a tile
+// beyond its multiplies on an H100 (kernel 13's profile), 5 % of a tile with K = 4096. Kernel 12 hides half of C's
+// store; the rest of the boundary stays. Here each consumer warpgroup computes a whole tile, two m64 halves of 128
+// rows, while the other stores its last one, and the two take the cluster's tiles in turn, so one warpgroup's
+// epilogue runs under the other's main loop and the pipe does not stop at a tile boundary.
+//
+// A warpgroup now holds a whole tile's accumulators, so the tile is narrower: 128 × 176 (cuBLAS's tile for the LLM
+// shape) or 128 × 184 (184 accumulators a thread still fit in 232 registers), whichever fills the rounds better on
+// this shape (common/pingpong_choice.h: on 4096 × 14336 × 4096, 19 rounds of 184 instead of 20 of 176).
+//
+// The producer loads the tiles back to back into one ring; a warpgroup starts on its tile's stages only once the
+// other has issued its last k block (a named barrier passes the turn: a parity wait is unambiguous only within one
+// lap of the ring), so its first wgmmas queue behind the other's last. Each warp stores its own rows of C (8-row boxes
+// through two 1 KB slots of its own, common/wgmma_epilogue.h's store_warp_box) and meets no other warp: staged by the
+// whole warpgroup between barriers, as in kernel 13, C's writes cost this kernel twice as much.
+//
+// What it keeps of kernels 10-13, and what it leaves: odd rounds walk K downwards; each round's tiles are dealt GPC
+// by GPC, each GPC's clusters on one row of the round, and the producers of one GPC meet at every round (a round
+// barrier per GPC); the tiles are in kernels 07-08's grouped order (bands of 8 cluster rows), which the GPC deal
+// makes as good as the Hilbert order here; the last round is not split along K, so this kernel pays whole rounds and
+// is fast only where its rounds come out nearly whole. Kernel 15 chooses between it and kernel 13 per shape.
+//
+// Shapes: any M; N and K multiples of 8.
+
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "common/arch.h"
+#include "common/cluster.h"
+#include "common/cuda_check.h"
+#include "common/device_buffer.h"
+#include "common/gemm_problem.h"
+#include "common/gpc_probe.h"
+#include "common/gpc_rounds.h"
+#include "common/mbarrier.h"
+#include "common/named_barrier.h"
+#include "common/pingpong_choice.h"
+#include "common/pipeline_state.h"
+#include "common/round_barrier.h"
+#include "common/setmaxnreg.h"
+#include "common/shared_storage.h"
+#include "common/tensor_map.h"
+#include "common/tile_scheduler.h"
+#include "common/tma.h"
+#include "common/wgmma.h"
+#include "common/wgmma_epilogue.h"
+
+namespace gemm {
+namespace {
+
+// ---- tile parameters --------------------------------------------------------------------------------
+constexpr int kBlockM = 128;
+constexpr int kBlockK = 64;
+constexpr int kConsumers = 2;        // consumer warpgroups, each computing whole 128 × kTileN tiles
+constexpr int kWarpgroupThreads = 128;
+constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
+constexpr int kWgmmaM = 64;
+constexpr int kWgmmaK = 16;
+constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
+constexpr int kConsumerRegisters = 232;  // 2 × 92 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
+static_assert(setmaxnreg_budget_fits(kProducerRegisters, kConsumers, kConsumerRegisters),
+              "setmaxnreg hands out only the registers the CTA was launched with (common/setmaxnreg.h)");
+constexpr int kClusterM = 2;    // CTAs of a cluster along M: they share (multicast) B
+constexpr int kClusterN = 1;
+constexpr int kClusterSize = kClusterM * kClusterN;
+constexpr int kStageReaders = kClusterM + kClusterN - 1;  // the CTAs whose loads write into a CTA's stages
+constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);
+constexpr int kRowBytes = kBlockK * sizeof(bf16);
+constexpr int kBoxCols = 64;  // C goes out in boxes of 8 rows × 64 columns (128 bytes, 128B-swizzled) and one narrower
+
+// The tile is 128 × kTileN, kTileN = 176 or 184, whichever fills the rounds better (common/pingpong_choice.h). The LLM
+// shape's 14336 columns are 81.5 tiles of 176 and 77.9 of 184: 20 rounds of 66 cluster tiles against 19 rounds of
+// tiles 4.5 % wider, 0.7 % fewer cycles.
+constexpr int kPingPongStages = 5;     // 5 × 38 KB (176) or 39 KB (184) = 190 or 195 KB, and 16 KB of C slots
+constexpr int kPingPongGroupRows = 8;  // kernels 07-08's bands of 8 cluster rows
+constexpr int kWarpsPerWarpgroup = 4;
+constexpr int kCSlotsPerWarp = 2;  // a warp stages a box in one while the other's store reads the other
+static_assert(kClusterN == 1 && kClusterM == 2, "the ping-pong's B slices are written for clusters of 2 along M");
+
+template <int kTileN>
+struct PingPongTile {
+  static constexpr int kAccumulators = kTileN / 2;  // per thread for one 64-row half; both halves fit in 232 registers
+  static constexpr int kTileBytesB = kTileN * kBlockK * sizeof(bf16);
+  // Each CTA of the cluster loads a slice of B and multicasts it, in whole 8-row swizzle atoms: 88 + 88 rows of 176,
+  // 96 + 88 of 184 (one tensor map per slice height).
+  static constexpr int kFirstSliceRowsB = (kTileN / 2 + 7) / 8 * 8;
+  static constexpr int kSecondSliceRowsB = kTileN - kFirstSliceRowsB;
+  static constexpr int kLastBoxCols = kTileN - 2 * kBoxCols;  // 176 = 64 + 64 + 48, 184 = 64 + 64 + 56
+  static_assert(kTileN % 8 == 0 && kSecondSliceRowsB % 8 == 0 && kLastBoxCols > 0 && kLastBoxCols <= kBoxCols);
+};
+
+// One k16 step of a 64-row half: the wgmma of the tile's width.
+template <int kTileN>
+__device__ __forceinline__ void wgmma_pingpong(float (&d)[kTileN / 2], uint64_t descriptor_a, uint64_t descriptor_b,
+                                               bool accumulate) {
+  static_assert(kTileN == 176 || kTileN == 184);
+  if constexpr (kTileN == 176)
+    wgmma_m64n176k16(d, descriptor_a, descriptor_b, accumulate);
+  else
+    wgmma_m64n184k16(d, descriptor_a, descriptor_b, accumulate);
+}
+
+template <int kTileN>
+struct PingPongSharedStorage {
+  alignas(1024) bf16 a[kPingPongStages][kBlockM * kBlockK];
+  alignas(1024) bf16 b[kPingPongStages][kTileN * kBlockK];
+  alignas(1024) bf16 c[kConsumers][kWarpsPerWarpgroup][kCSlotsPerWarp][8 * kBoxCols];  // 8 × 64 boxes, 1 KB
+  uint64_t full[kPingPongStages];
+  uint64_t empty[kPingPongStages];
+};
+template <int kTileN>
+constexpr int kPingPongSharedBytes = shared_storage_bytes<PingPongSharedStorage<kTileN>>();
+static_assert(kPingPongSharedBytes<184> <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of shared memory");
+
+// Its cluster tiles in kernels 07-08's grouped order, bands of kPingPongGroupRows cluster rows; a launch's round j is
+// the positions [j × clusters, (j + 1) × clusters) of it.
+template <int kTileN>
+__host__ __device__ GroupedTileOrder pingpong_order(const GemmProblem& problem) {
+  return {ceil_div(ceil_div(problem.m, kBlockM), kClusterM), ceil_div(problem.n, kTileN), kPingPongGroupRows};
+}
+
+template <int kTileN>
+__global__ void __launch_bounds__(kThreads, 1)
+    pingpong_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b_first_slice,
+                    const __grid_constant__ CUtensorMap map_b_second_slice, const __grid_constant__ CUtensorMap map_c,
+                    const __grid_constant__ CUtensorMap map_c_last, GemmProblem problem, const int* round_positions,
+                    int rounds, GroupRoundBarriers gpc_barriers) {
+#if GEMM_SM90A_DEVICE_CODE
+  using Tile = PingPongTile<kTileN>;
+  PingPongSharedStorage<kTileN>& smem = shared_storage<PingPongSharedStorage<kTileN>>();
+  const GroupedTileOrder order = pingpong_order<kTileN>(problem);
+  const int k_tiles = ceil_div(problem.k, kBlockK);
+  // Round j's tile of this cluster is the position round_positions[j × clusters + this cluster] of the order: the
+  // round's tiles handed out GPC by GPC (common/gpc_rounds.h). Only the last round may have none for this cluster.
+  const auto position_of = [&](int round) {
+    return round_positions[round * static_cast<int>(cluster_count()) + static_cast<int>(cluster_index())];
+  };
+  const int cluster_rounds = rounds - (position_of(rounds - 1) == kNoTile ? 1 : 0);
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  const int rank_m = static_cast<int>(cluster_cta_rank());  // clusters of kClusterM along M
+  uint16_t column_mask = 0;  // the CTAs sharing this CTA's B: the whole cluster
+  for (int m = 0; m < kClusterM; ++m) column_mask |= 1u << m;
+
+  if (threadIdx.x == 0) {
+    for (int stage = 0; stage < kPingPongStages; ++stage) {
+      mbarrier_init(&smem.full[stage], 1);
+      mbarrier_init(&smem.empty[stage], kStageReaders * kWarpsPerWarpgroup);  // one consumer warpgroup reads a stage
+    }
+    fence_mbarrier_init_cluster();
+  }
+  cluster_sync();
+
+  if (warpgroup == 0) {
+    // ---- producer: the cluster's tiles back to back, every k block of each ----
+    setmaxnreg_dec<kProducerRegisters>();
+    if (threadIdx.x == 0) {
+      PipelineState<kPingPongStages> write;
+      // The producers of this GPC's clusters meet at every round, as kernel 13's meet across the grid.
+      const RoundBarrier gpc_barrier = gpc_barriers.of_cluster(cluster_index());
+      for (int round = 0; round < cluster_rounds; ++round) {
+        const TileCoord cluster_tile = order.at(position_of(round));
+        const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
+        const int col = cluster_tile.n * kTileN;
+        // As in kernels 10-13, odd rounds walk K downwards and start on the k blocks the round before read last,
+        // which the L2 still holds; warpgroup 0 computes the even rounds, warpgroup 1 the odd ones.
+        const bool downwards = round % 2 == 1;
+        gpc_barrier.wait_for_round(round);
+        for (int iteration = 0; iteration < k_tiles; ++iteration) {
+          const int k_tile = downwards ? k_tiles - 1 - iteration : iteration;
+          mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
+          mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + Tile::kTileBytesB);
+          tma_load_2d(smem.a[write.stage], &map_a, &smem.full[write.stage], k_tile * kBlockK, row);
+          tma_load_2d_multicast(smem.b[write.stage] + rank_m * Tile::kFirstSliceRowsB * kBlockK,
+                                rank_m == 0 ? &map_b_first_slice : &map_b_second_slice, &smem.full[write.stage],
+                                k_tile * kBlockK, col + rank_m * Tile::kFirstSliceRowsB, column_mask);
+          write.advance();
+        }
+        if (round < gpc_barriers.full_rounds) gpc_barrier.arrive();
+      }
+    }
+  } else {
+    // ---- consumers: warpgroup c computes the cluster's tiles c, c + 2, c + 4, ... whole ----
+    setmaxnreg_inc<kConsumerRegisters>();
+    const int consumer = __shfl_sync(0xffffffffu, warpgroup - 1, 0);  // the same in every lane: uniform registers
+    const int warp = threadIdx.x / 32 % kWarpsPerWarpgroup;
+    const bool warp_leader = threadIdx.x % 32 == 0;
+    const auto release_stage = [&](int stage) {  // to every CTA whose loads fill it: the whole cluster
+      if (warp_leader) mbarrier_arrive_cluster_ctas<kClusterSize>(&smem.empty[stage], column_mask);
+    };
+    // Named barrier 1 + c hands the turn to warpgroup c (0 is CTA-wide).
+    const uint32_t my_turn = 1 + consumer, their_turn = 1 + (1 - consumer);
+    float top[Tile::kAccumulators], bottom[Tile::kAccumulators];  // rows 0-63 and 64-127 of the tile
+    PipelineState<kPingPongStages> read, release;
+    if (consumer == 1) {  // the other warpgroup's first tile goes by first
+      read.advance(k_tiles);
+      release.advance(k_tiles);
+    }
+    bool my_first_tile = true;
+    for (int round = consumer; round < cluster_rounds; round += 2) {
+      const int position = position_of(round);
+      // Wait for the turn: the other warpgroup has issued every k block of the tile before, so this tile's stages
+      // are the next lap of the ring and their parities mean what they say.
+      if (consumer == 1 || !my_first_tile) named_barrier_sync(my_turn, 2 * kWarpgroupThreads);
+      my_first_tile = false;
+      for (int iteration = 0; iteration < k_tiles; ++iteration) {  // the k blocks in the producer's order
+        mbarrier_wait(&smem.full[read.stage], read.phase);
+        wgmma_fence();
+        const uint32_t a_base = smem_address(smem.a[read.stage]);
+        const uint32_t b_base = smem_address(smem.b[read.stage]);
+#pragma unroll
+        for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
+          const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
+          const uint64_t b_descriptor = wgmma_descriptor_k_major_128b(b_base + k_offset);
+          wgmma_pingpong<kTileN>(top, wgmma_descriptor_k_major_128b(a_base + k_offset), b_descriptor,
+                                 iteration > 0 || k_step > 0);
+          wgmma_pingpong<kTileN>(bottom, wgmma_descriptor_k_major_128b(a_base + kWgmmaM * kRowBytes + k_offset),
+                                 b_descriptor, iteration > 0 || k_step > 0);
+        }
+        wgmma_commit_group();
+        read.advance();
+        wgmma_wait_group<1>();  // the previous k block's group is done: release its stage
+        if (iteration > 0) {
+          release_stage(release.stage);
+          release.advance();
+        }
+      }
+      // Every k block of this tile is issued: the other warpgroup may start on the next tile, whose first wgmmas
+      // queue behind this tile's last ones.
+      if (round + 1 < cluster_rounds) named_barrier_arrive(their_turn, 2 * kWarpgroupThreads);
+      wgmma_wait_group<0>();
+      release_stage(release.stage);
+      release.advance();
+      read.advance(k_tiles);  // the other warpgroup's next tile goes by
+      release.advance(k_tiles);
+      wgmma_fence_operands(top);
+      wgmma_fence_operands(bottom);
+      // C, while the other warpgroup multiplies: each warp its own 16 rows of each half, as 8-row boxes of 64, 64
+      // and 48 or 56 columns.
+      const TileCoord cluster_tile = order.at(position);
+      const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + warp * 16;
+      const int col = cluster_tile.n * kTileN;
+      constexpr int kLast = Tile::kLastBoxCols;
+      bf16(&slots)[kCSlotsPerWarp][8 * kBoxCols] = smem.c[consumer][warp];
+      store_warp_box<0, 0, kBoxCols>(top, slots[0], &map_c, col, row);
+      store_warp_box<0, 8, kBoxCols>(top, slots[1], &map_c, col + kBoxCols, row);
+      store_warp_box<0, 16, kLast>(top, slots[0], &map_c_last, col + 2 * kBoxCols, row);
+      store_warp_box<1, 0, kBoxCols>(top, slots[1], &map_c, col, row + 8);
+      store_warp_box<1, 8, kBoxCols>(top, slots[0], &map_c, col + kBoxCols, row + 8);
+      store_warp_box<1, 16, kLast>(top, slots[1], &map_c_last, col + 2 * kBoxCols, row + 8);
+      store_warp_box<0, 0, kBoxCols>(bottom, slots[0], &map_c, col, row + kWgmmaM);
+      store_warp_box<0, 8, kBoxCols>(bottom, slots[1], &map_c, col + kBoxCols, row + kWgmmaM);
+      store_warp_box<0, 16, kLast>(bottom, slots[0], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM);
+      store_warp_box<1, 0, kBoxCols>(bottom, slots[1], &map_c, col, row + kWgmmaM + 8);
+      store_warp_box<1, 8, kBoxCols>(bottom, slots[0], &map_c, col + kBoxCols, row + kWgmmaM + 8);
+      store_warp_box<1, 16, kLast>(bottom, slots[1], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM + 8);
+    }
+    if (threadIdx.x % 32 == 0) tma_store_wait<0>();  // the slots must outlive the last stores' reads
+  }
+  cluster_sync();
+#endif
+}
+
+// The launch for one tile width: one cluster per SM pair, as many as fit.
+template <int kTileN>
+GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters) {
+  using Tile = PingPongTile<kTileN>;
+  const CUtensorMap map_a =
+      make_tensor_map_2d(problem.a, problem.m, problem.k, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_b_first_slice = make_tensor_map_2d(problem.b, problem.n, problem.k, Tile::kFirstSliceRowsB,
+                                                           kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_b_second_slice = make_tensor_map_2d(problem.b, problem.n, problem.k, Tile::kSecondSliceRowsB,
+                                                            kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_c =
+      make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap map_c_last =
+      make_tensor_map_2d(problem.c, problem.m, problem.n, 8, Tile::kLastBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  constexpr auto kernel = pingpong_kernel<kTileN>;
+  constexpr int shared_bytes = kPingPongSharedBytes<kTileN>;
+  const int grid = clusters * kClusterSize;
+  // Each round's tiles handed out GPC by GPC, each GPC's clusters on one row, from probes of where this launch's
+  // clusters run; a table in device memory that the launch keeps alive.
+  const GroupedTileOrder order = pingpong_order<kTileN>(problem);
+  const std::vector<int> gpc_of_cluster = probe_cluster_gpcs(grid, kThreads, shared_bytes, kClusterSize);
+  const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), gpc_of_cluster, GpcDealing::kRowPerGpc);
+  const auto round_positions = std::make_shared<DeviceBuffer<int>>(table.size(), "the ping-pong kernel's rounds");
+  CUDA_CHECK(cudaMemcpy(round_positions->get(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+  const int rounds = static_cast<int>(table.size()) / clusters;
+  // The GPCs' round barriers: a counter per GPC, never cleared; each launch's base follows from the launches before
+  // it (common/round_barrier.h), so launches of one prepared problem must run one after another.
+  const GpcGroups groups = gpc_groups(gpc_of_cluster, kClusterSize);
+  const auto group_of_cluster = std::make_shared<DeviceBuffer<uint32_t>>(groups.group_of_cluster.size(), "the GPCs");
+  const auto ctas_of_group = std::make_shared<DeviceBuffer<uint32_t>>(groups.ctas_of_group.size(), "the GPCs' CTAs");
+  const auto counters = std::make_shared<DeviceBuffer<uint32_t>>(groups.ctas_of_group.size(), "the GPCs' counters");
+  CUDA_CHECK(cudaMemcpy(group_of_cluster->get(), groups.group_of_cluster.data(),
+                        groups.group_of_cluster.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(ctas_of_group->get(), groups.ctas_of_group.data(),
+                        groups.ctas_of_group.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(counters->get(), 0, groups.ctas_of_group.size() * sizeof(uint32_t)));
+  const int full_rounds = full_rounds_of(table, clusters);
+  const auto launches = std::make_shared<uint32_t>(0);
+  const auto enqueue = [=](cudaStream_t stream) {
+    const GroupRoundBarriers gpc_barriers{counters->get(), group_of_cluster->get(), ctas_of_group->get(),
+                                          (*launches)++, full_rounds};
+    launch_with_cluster(kernel, grid, kThreads, shared_bytes, kClusterSize, stream, map_a, map_b_first_slice,
+                        map_b_second_slice, map_c, map_c_last, problem,
+                        static_cast<const int*>(round_positions->get()), rounds, gpc_barriers);
+  };
+  return {enqueue, reinterpret_cast<const void*>(kernel)};
+}
+
+}  // namespace
+
+// ---- launcher ----------------------------------------------------------------------------------------
+// How many clusters of this kernel are resident at once: the same for both widths (one CTA per SM). Kernel 15 asks
+// it too, for its choice between this kernel and kernel 13.
+int pingpong_resident_clusters() {
+  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<176>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  kPingPongSharedBytes<176>));
+  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<184>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  kPingPongSharedBytes<184>));
+  return persistent_cluster_count(pingpong_kernel<184>, kThreads, kPingPongSharedBytes<184>, kClusterSize,
+                                  std::numeric_limits<int>::max());
+}
+
+GemmLaunch prepare_pingpong(const GemmProblem& problem) {
+  // The tile width whose whole rounds need fewer modelled cycles (common/pingpong_choice.h; 176 on a tie).
+  static_assert(kPingPongWidthCount == 2 && pingpong_width(0) == 176 && pingpong_width(1) == 184,
+                "the widths instantiated here");
+  const int clusters = pingpong_resident_clusters();
+  const int width = estimate_pingpong(problem.m, problem.n, problem.k, clusters).pingpong_width;
+  return width == 176 ? prepare_pingpong_width<176>(problem, clusters) : prepare_pingpong_width<184>(problem, clusters);
+}
+
+}  // namespace gemm
+
+// ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
+// sass: sm_90a pingpong_kernelILi176E HGMMA\.64x176x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a pingpong_kernelILi184E HGMMA\.64x184x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 STSM\.16\.M88\s BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
