@@ -16,7 +16,9 @@ __device__ __forceinline__ void mbarrier_init(uint64_t* barrier, uint32_t arriva
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_address(barrier)), "r"(arrivals) : "memory");
 }
 
-// Makes barrier initialisation (a generic-proxy write) visible to the async proxy (TMA) before use.
+// fence.proxy.async.shared::cta: orders shared-memory accesses of the generic proxy with the async proxy's (PTX ISA
+// 9.1 §9.7.13.4); TMA stores of what stmatrix wrote need it. After mbarrier.init it is convention: the ISA says TMA
+// reaches its mbarrier through the generic proxy (§9.7.9.27.1.2); the CUDA Programming Guide's examples fence anyway.
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
@@ -33,8 +35,10 @@ __device__ __forceinline__ void mbarrier_arrive(uint64_t* barrier) {
 
 // Arrive on the barrier at the same shared-memory offset in the cluster's CTA of rank `cta_rank` (this CTA's
 // own included): how a consumer tells every CTA whose multicast writes into its stage that the stage is free.
-// Introduced by kernel 07. The default (CTA-scope release) semantics suffice: the stage was read by wgmma,
-// whose completion wgmma.wait_group already established, and the partner overwrites it with TMA. Asking for
+// Introduced by kernel 07. It keeps the default semantics (release at CTA scope), as CUTLASS's ClusterBarrier::arrive
+// does. That this suffices is our inference, not a PTX guarantee: the memory model gives a .cta release in one CTA no
+// synchronizes-with a .cta acquire in another (PTX ISA 9.1 §8.7, §8.9.4). The stage was read by wgmma, complete at
+// wgmma.wait_group, and the partner only overwrites it with TMA after seeing the phase complete. Asking for
 // .release.cluster instead makes ptxas put a GPU-wide MEMBAR before every such arrive.
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* barrier, uint32_t cta_rank) {
   asm volatile(
@@ -78,8 +82,9 @@ __device__ __forceinline__ void fence_mbarrier_init_cluster() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
-// One try_wait on the phase with parity `phase`; true once it has completed. try_wait suspends in hardware for a
-// while before returning false, so a loop around it does not spin hot. kRelaxedCluster: the relaxed,
+// One try_wait on the phase with parity `phase`; true once it has completed. While the phase is incomplete the
+// thread may be suspended until it completes or a system-dependent time limit passes (PTX ISA 9.1 §9.7.13.15.16),
+// so a loop around it need not spin hot. kRelaxedCluster: the relaxed,
 // cluster-scope form (see mbarrier_arrive_relaxed_cluster); otherwise the default, acquire at CTA scope.
 template <bool kRelaxedCluster>
 __device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t address, uint32_t phase) {

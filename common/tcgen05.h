@@ -181,10 +181,10 @@ __device__ __forceinline__ void tcgen05_registers_ready(uint32_t (&r)[32]) {
 //             arrive / barrier
 //   thread Y: wait / barrier; tcgen05_fence_after_thread_sync(); tcgen05 ops ...
 //
-// fence::before_thread_sync orders the asynchronous tcgen05 operations before it ahead of the synchronisation;
-// fence::after_thread_sync orders those after it behind the synchronisation. alloc, dealloc and
-// relinquish_alloc_permit are synchronous tcgen05 instructions: the fences do not act on them, and the address
-// alloc writes to shared memory reaches other threads through the barrier like any weak store.
+// The two fences are code-motion fences for all tcgen05 instructions (none before ::before_thread_sync moves past it,
+// none after ::after_thread_sync ahead of it) and order the asynchronous ones across the synchronisation (PTX ISA 9.1
+// §9.7.16.11.1, §9.7.16.6.3). alloc, dealloc, relinquish_alloc_permit are synchronous (§9.7.16.6.1): the fences keep
+// them on their side of the barrier, which publishes alloc's address store like any shared-memory store.
 // (tcgen05.commit + mbarrier wait orders the MMAs themselves: the waiter still fences after the wait.)
 __device__ __forceinline__ void tcgen05_fence_before_thread_sync() {
   asm volatile("tcgen05.fence::before_thread_sync;\n" ::: "memory");

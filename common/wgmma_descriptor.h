@@ -20,9 +20,9 @@ __host__ __device__ constexpr uint64_t wgmma_descriptor(uint32_t smem_byte_addre
 }
 
 // A K-major bf16 tile with 64-element (128-byte) rows, 128-byte swizzled as TMA writes it: 8-row groups
-// are 1024 bytes apart (SBO); LBO is unused when the whole k16 slice lies inside one swizzled row, and is
-// set to 16 bytes (encoded 1) by convention. Step along K inside the row by adding 32 bytes (16 bf16) to
-// the start address: the hardware applies the swizzle to the final address.
+// are 1024 bytes apart (SBO); for any swizzled K-major layout the LBO is not used ("assumed to be 1": PTX ISA
+// 9.1 §9.7.15.5.1.2.1.1) and is set to 16 bytes (encoded 1) by convention. Step along K inside the row by
+// adding 32 bytes (16 bf16) to the start address: the hardware applies the swizzle to the final address.
 constexpr uint32_t kWgmmaSwizzledGroupStride = 1024;
 __host__ __device__ constexpr uint64_t wgmma_descriptor_k_major_128b(uint32_t smem_byte_address) {
   return wgmma_descriptor(smem_byte_address, 16, kWgmmaSwizzledGroupStride, WgmmaSwizzle::k128B);

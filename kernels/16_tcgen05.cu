@@ -113,8 +113,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     tcgen05_alloc<1>(&smem.tmem_base, kTmemAllocation);
     tcgen05_relinquish_alloc_permit<1>();
   }
-  // alloc is synchronous; its write of the address is a weak shared-memory store that the barrier publishes. The
-  // fences do not act on alloc: the one after the barrier orders each warp's later mma or ld behind it.
+  // alloc's write of the address is a weak shared-memory store that the barrier publishes. The fences are code-motion
+  // fences for all tcgen05 ops (alloc stays above, mma/ld below) and order the async mma/ld (PTX ISA §9.7.16.11.1).
   tcgen05_fence_before_thread_sync();
   __syncthreads();
   tcgen05_fence_after_thread_sync();
