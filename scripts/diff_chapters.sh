@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# What chapter NN changes in code: the unified diff of kernels/NN_*.cu against kernels/(NN-1)_*.cu, each without
-# its leading header comment (the prose that says what the chapter adds differs every time and is not code),
-# then one line with the size of the change.
+# What chapter NN changes in code: the unified diff of kernels/NN_*.cu against the chapter it builds on (its base,
+# the third field of its GEMM_KERNEL line in kernels/registry.inc), each without its leading header comment (the
+# prose that says what the chapter adds differs every time and is not code), then one line with the size of the
+# change.
 #
 #   scripts/diff_chapters.sh NN           the diff, then "NN_name.cu against MM_name.cu: +A -R lines ..."
 #   scripts/diff_chapters.sh NN --stat    only "+A -R" (the README's ladder table uses it)
 #
-# Exit 0 (also when the files are the same), 2 bad usage or a missing chapter. GEMM_KERNELS_DIR overrides the
-# kernels/ directory (the tests use it).
+# Exit 0 (also when the files are the same), 2 bad usage, a chapter missing from the registry or without a base
+# (base 0), or a missing file. GEMM_KERNELS_DIR overrides the kernels/ directory (the tests use it).
 set -euo pipefail
 
 usage() {
-  echo "usage: $(basename "$0") NN [--stat]   (NN >= 2: a chapter with one before it)" >&2
+  echo "usage: $(basename "$0") NN [--stat]   (NN: a chapter with a base in kernels/registry.inc)" >&2
   exit 2
 }
 
@@ -25,8 +26,19 @@ fi
 
 kernels=${GEMM_KERNELS_DIR:-$(cd "$(dirname "$0")/.." && pwd)/kernels}
 chapter=$((10#$1))
-if ((chapter < 2)); then
-  echo "$(basename "$0"): chapter $1 has no chapter before it to diff against" >&2
+# The base: the third field of the line GEMM_KERNEL(chapter, name, base, ...).
+registry=$kernels/registry.inc
+if [[ ! -f $registry ]]; then
+  echo "$(basename "$0"): no $registry to read chapter $1's base from" >&2
+  exit 2
+fi
+base=$(awk -v id="$chapter" -F'[(,]' '/^GEMM_KERNEL\(/ { gsub(/ /, "", $2); gsub(/ /, "", $4); if ($2 == id) print $4 }' "$registry")
+if [[ -z $base ]]; then
+  echo "$(basename "$0"): chapter $1 is not in $registry" >&2
+  exit 2
+fi
+if [[ ! $base =~ ^[0-9]+$ ]] || ((base == 0)); then
+  echo "$(basename "$0"): chapter $1 builds on no other chapter (base $base in $registry)" >&2
   exit 2
 fi
 
@@ -49,7 +61,7 @@ code_of() {
 }
 
 current=$(chapter_file "$chapter")
-previous=$(chapter_file $((chapter - 1)))
+previous=$(chapter_file "$base")
 
 set +e
 diff_text=$(diff -u --label "$(basename "$previous")" --label "$(basename "$current")" \

@@ -5,9 +5,9 @@
 
 DIR is the repository (default: the one holding this script); --readme defaults to DIR/README.md.
 
-One row per GEMM_KERNEL line of kernels/registry.inc (id, name, architecture, shape rule, what it adds), after
-the cuBLAS reference of kernels/registry.cu, with the size of each chapter's code change against the one
-before it from scripts/diff_chapters.sh NN --stat. Only the text between the marker lines
+One row per GEMM_KERNEL line of kernels/registry.inc (id, name, base, architecture, shape rule, what it adds),
+after the cuBLAS reference of kernels/registry.cu, with the size of each chapter's code change against its base
+from scripts/diff_chapters.sh NN --stat. Only the text between the marker lines
 
     <!-- ladder-table:begin -->
     <!-- ladder-table:end -->
@@ -43,7 +43,8 @@ SHAPE_RULES = {
 }
 
 KERNEL_LINE = re.compile(
-    r'^GEMM_KERNEL\(\s*(?P<id>\d+)\s*,\s*(?P<name>\w+)\s*,\s*(?P<arch>\w+)\s*,\s*(?P<rule>\w+)\s*,\s*'
+    r'^GEMM_KERNEL\(\s*(?P<id>\d+)\s*,\s*(?P<name>\w+)\s*,\s*(?P<base>\d+)\s*,\s*(?P<arch>\w+)\s*,\s*'
+    r'(?P<rule>\w+)\s*,\s*'
     r'"(?P<technique>(?:[^"\\]|\\.)*)"\s*\)\s*$')
 CUBLAS_ENTRY = re.compile(r'\{\s*0\s*,\s*"cublas"\s*,\s*"(?P<technique>(?:[^"\\]|\\.)*)"')
 
@@ -55,6 +56,7 @@ class InputError(Exception):
 class Chapter(NamedTuple):
     id: int
     name: str
+    base: int  # the chapter it builds on; 0: none
     arch: str
     rule: str
     technique: str
@@ -81,10 +83,12 @@ def chapters(root: Path) -> list[Chapter]:
         arch, rule = match["arch"], match["rule"]
         if arch not in ARCHITECTURES or rule not in SHAPE_RULES:
             raise InputError(f"{path}:{number}: unknown architecture {arch} or shape rule {rule}")
-        chapter = Chapter(int(match["id"]), match["name"], ARCHITECTURES[arch], SHAPE_RULES[rule],
+        chapter = Chapter(int(match["id"]), match["name"], int(match["base"]), ARCHITECTURES[arch], SHAPE_RULES[rule],
                           match["technique"].replace('\\"', '"'))
         if result and chapter.id <= result[-1].id:
             raise InputError(f"{path}:{number}: ids must increase")
+        if chapter.base >= chapter.id or (chapter.base and chapter.base not in [c.id for c in result]):
+            raise InputError(f"{path}:{number}: the base of chapter {chapter.id} must be an earlier chapter or 0")
         result.append(chapter)
     if not result:
         raise InputError(f"{path}: no GEMM_KERNEL lines")
@@ -99,9 +103,9 @@ def cublas_technique(root: Path) -> str:
     return match["technique"]
 
 
-def lines_changed(root: Path, chapter: Chapter, previous: Optional[Chapter]) -> str:
-    """`+A −R` from scripts/diff_chapters.sh, or — for the first chapter."""
-    if previous is None or previous.id != chapter.id - 1:
+def lines_changed(root: Path, chapter: Chapter) -> str:
+    """`+A −R` against the chapter's base from scripts/diff_chapters.sh, or — for a chapter without one."""
+    if chapter.base == 0:
         return "—"
     script = Path(__file__).resolve().parent / "diff_chapters.sh"
     result = subprocess.run(["bash", str(script), str(chapter.id), "--stat"], capture_output=True, text=True,
@@ -113,17 +117,16 @@ def lines_changed(root: Path, chapter: Chapter, previous: Optional[Chapter]) -> 
 
 
 def build_table(root: Path, readme: Path) -> list[str]:
-    rows = [["#", "chapter", "adds", "needs", "shapes", "lines changed"],
-            ["---:", "---", "---", "---", "---", "---:"],
-            ["00", "(runner)", cublas_technique(root), "any", SHAPE_RULES["kAny"], "—"]]
-    previous = None
+    rows = [["#", "chapter", "adds", "builds on", "needs", "shapes", "lines changed"],
+            ["---:", "---", "---", "---:", "---", "---", "---:"],
+            ["00", "(runner)", cublas_technique(root), "—", "any", SHAPE_RULES["kAny"], "—"]]
     for chapter in chapters(root):
         notes = root / "kernels" / f"{chapter.id:02d}_{chapter.name}.md"
         stem = f"{chapter.id:02d}_{chapter.name}"
         link = f"[{stem}]({notes.relative_to(root).as_posix()})" if notes.is_file() else stem
-        rows.append([f"{chapter.id:02d}", link, chapter.technique, chapter.arch, chapter.rule,
-                     lines_changed(root, chapter, previous)])
-        previous = chapter
+        base = f"{chapter.base:02d}" if chapter.base else "—"
+        rows.append([f"{chapter.id:02d}", link, chapter.technique, base, chapter.arch, chapter.rule,
+                     lines_changed(root, chapter)])
     return ["| " + " | ".join(cells) + " |" for cells in rows]
 
 

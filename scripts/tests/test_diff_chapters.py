@@ -32,6 +32,15 @@ int stages = 6;
 """
 
 
+# Chapter 5 builds on 4, chapter 6 on none, chapter 8 on 4 (its file is missing: exit 2 too).
+REGISTRY = """// scratch registry
+GEMM_KERNEL(4, old, 0, kAny, kAny, "the old idea")
+GEMM_KERNEL(5, new, 4, kSm90a, kTmaAligned, "the new idea")
+GEMM_KERNEL(6, first, 0, kAny, kAny, "no base")
+GEMM_KERNEL(7, skips, 4, kAny, kAny, "builds on 4, not on 6")
+"""
+
+
 def run(*args, kernels=None):
     env = dict(os.environ)
     if kernels is not None:
@@ -46,6 +55,7 @@ class ScratchChapters(unittest.TestCase):
         self.kernels = Path(temp.name)
         (self.kernels / "04_old.cu").write_text(OLD, encoding="utf-8")
         (self.kernels / "05_new.cu").write_text(NEW, encoding="utf-8")
+        (self.kernels / "registry.inc").write_text(REGISTRY, encoding="utf-8")
 
     def test_diff_leaves_out_the_header_comments(self):
         result = run(5, kernels=self.kernels)
@@ -66,8 +76,16 @@ class ScratchChapters(unittest.TestCase):
         result = run(5, "--stat", kernels=self.kernels)
         self.assertEqual((result.returncode, result.stdout), (0, "+0 -0\n"), result.stderr)
 
+    def test_the_base_comes_from_the_registry_not_the_number_before(self):
+        (self.kernels / "06_first.cu").write_text("// header\n\nint unrelated = 1;\n", encoding="utf-8")
+        (self.kernels / "07_skips.cu").write_text(NEW.replace("Kernel 05", "Kernel 07"), encoding="utf-8")
+        result = run(7, kernels=self.kernels)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(result.stdout.endswith("07_skips.cu against 04_old.cu: +2 -1 lines (header comments excluded)\n"))
+
     def test_bad_usage_and_missing_chapters_exit_2(self):
-        for args in [(), ("x",), (5, "--all"), (1,), (7,), (5, "--stat", "more")]:
+        (self.kernels / "06_first.cu").write_text("// header\n", encoding="utf-8")
+        for args in [(), ("x",), (5, "--all"), (4,), (6,), (7,), (9,), (5, "--stat", "more")]:
             with self.subTest(args=args):
                 result = run(*args, kernels=self.kernels)
                 self.assertEqual(result.returncode, 2)
@@ -75,11 +93,20 @@ class ScratchChapters(unittest.TestCase):
                 self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
 
 
+    def test_no_registry_exits_2(self):
+        (self.kernels / "registry.inc").unlink()
+        result = run(5, kernels=self.kernels)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("registry.inc", result.stderr)
+
+
 class RepositoryChapters(unittest.TestCase):
-    def test_every_chapter_after_the_first_has_a_size(self):
-        ids = sorted(int(path.name[:2]) for path in KERNELS.glob("[0-9][0-9]_*.cu"))
-        for chapter in ids:
-            if chapter - 1 not in ids:
+    def test_every_chapter_with_a_base_has_a_size(self):
+        registry = (KERNELS / "registry.inc").read_text(encoding="utf-8")
+        bases = {int(m[1]): int(m[2]) for m in re.finditer(r"^GEMM_KERNEL\((\d+), \w+, (\d+),", registry, re.M)}
+        self.assertGreater(len(bases), 10)
+        for chapter, base in bases.items():
+            if base == 0:
                 continue
             with self.subTest(chapter=chapter):
                 result = run(chapter, "--stat")

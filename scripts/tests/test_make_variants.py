@@ -14,8 +14,8 @@ REPO = SCRIPT.parents[1]
 
 REGISTRY = textwrap.dedent("""\
     // a comment
-    GEMM_KERNEL(6, persistent, kSm90a, kTmaAligned, "persistent CTAs")
-    GEMM_KERNEL(10, tcgen05, kSm100a, kTmaAligned, "tcgen05")
+    GEMM_KERNEL(6, persistent, 5, kSm90a, kTmaAligned, "persistent CTAs")
+    GEMM_KERNEL(10, tcgen05, 8, kSm100a, kTmaAligned, "tcgen05")
     """)
 
 CHAPTER = textwrap.dedent("""\
@@ -72,7 +72,7 @@ class MakeVariantsTest(unittest.TestCase):
             "+ GemmLaunch prepare_persistent_rows8(const GemmProblem& problem) { return {persistent_rows8_kernel}; }",
         ])
         self.assertEqual((self.out / "registry.inc").read_text(encoding="utf-8").splitlines()[1],
-                         'GEMM_KERNEL(61, persistent_rows8, kSm90a, kTmaAligned, "06 in bands of 8")')
+                         'GEMM_KERNEL(61, persistent_rows8, 6, kSm90a, kTmaAligned, "06 in bands of 8")')
 
     def test_a_variant_may_replace_passages_of_code(self):
         replace = [{"what": "an empty kernel body", "old": "(int tiles) {}", "new": "(int tiles) { (void)tiles; }"}]

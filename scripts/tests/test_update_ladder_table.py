@@ -12,8 +12,8 @@ SCRIPT = Path(__file__).resolve().parents[1] / "update_ladder_table.py"
 
 REGISTRY_INC = textwrap.dedent("""\
     // The ladder, one line per kernel.
-    GEMM_KERNEL(1, first, kAny, kAny, "the first idea")
-    GEMM_KERNEL(2, second, kSm90a, kTmaAligned, "the second idea, \\"quoted\\"")
+    GEMM_KERNEL(1, first, 0, kAny, kAny, "the first idea")
+    GEMM_KERNEL(2, second, 1, kSm90a, kTmaAligned, "the second idea, \\"quoted\\"")
     """)
 REGISTRY_CU = '    {0, "cublas", "the reference", Arch::kAny,\n'
 BEFORE = "# Title\n\nProse.\n\n"
@@ -47,11 +47,11 @@ class UpdateLadderTableTest(unittest.TestCase):
         expected = BEFORE + textwrap.dedent("""\
             <!-- ladder-table:begin -->
 
-            | # | chapter | adds | needs | shapes | lines changed |
-            | ---: | --- | --- | --- | --- | ---: |
-            | 00 | (runner) | the reference | any | any M, N, K | — |
-            | 01 | 01_first | the first idea | any | any M, N, K | — |
-            | 02 | [02_second](kernels/02_second.md) | the second idea, "quoted" | sm_90a | N, K multiples of 8 | +2 −1 |
+            | # | chapter | adds | builds on | needs | shapes | lines changed |
+            | ---: | --- | --- | ---: | --- | --- | ---: |
+            | 00 | (runner) | the reference | — | any | any M, N, K | — |
+            | 01 | 01_first | the first idea | — | any | any M, N, K | — |
+            | 02 | [02_second](kernels/02_second.md) | the second idea, "quoted" | 01 | sm_90a | N, K multiples of 8 | +2 −1 |
 
             <!-- ladder-table:end -->
             """) + AFTER
@@ -70,8 +70,10 @@ class UpdateLadderTableTest(unittest.TestCase):
 
     def test_bad_input_exits_2(self):
         cases = {
-            "unknown rule": ("kernels/registry.inc", 'GEMM_KERNEL(1, first, kAny, kOdd, "x")\n'),
+            "unknown rule": ("kernels/registry.inc", 'GEMM_KERNEL(1, first, 0, kAny, kOdd, "x")\n'),
             "garbled line": ("kernels/registry.inc", "GEMM_KERNEL(1, first)\n"),
+            "no base": ("kernels/registry.inc", 'GEMM_KERNEL(1, first, kAny, kAny, "x")\n'),
+            "base not earlier": ("kernels/registry.inc", 'GEMM_KERNEL(1, first, 1, kAny, kAny, "x")\n'),
             "no markers": ("README.md", "# Title\n"),
             "no cublas": ("kernels/registry.cu", "nothing\n"),
         }
