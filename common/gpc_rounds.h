@@ -5,7 +5,7 @@
 // Why. A persistent kernel's round j is the tiles at positions [j·C, (j+1)·C) of its order, C clusters, one each.
 // Which cluster takes which of them changes nothing in DRAM (the round reads the same panels), but it changes what
 // the L2 reads: the L2's request coalescer serves several SMs' requests for the same sectors with one read when
-// they arrive together from SMs of one GPC (kernel 09's notes and docs/09_against_cublas.md measure it), and the
+// they arrive together from SMs of one GPC (kernel 09's notes and docs/log/09-15_against_cublas.md measure it), and the
 // clusters of one GPC are not consecutive clusters: the hardware deals a launch's clusters out over the GPCs. With
 // cluster c taking position j·C + c, the clusters of a GPC hold tiles of several rows, and most of their requests
 // for A find no partner.

@@ -3,7 +3,7 @@
 //
 // 09's cooperative kernel computes 128 × 256 tiles with both consumer warpgroups on one tile, and the tensor pipe
 // idles at every tile boundary while they store C and wait for the next tile's first stage: its SMs are active about
-// 3.3 k cycles per tile beyond the multiplies (H100, LLM shape; docs/09_against_cublas.md, "What would still close
+// 3.3 k cycles per tile beyond the multiplies (H100, LLM shape; docs/log/09-15_against_cublas.md, "What would still close
 // the gap"), which costs most where tiles are short (small K). Its
 // ping-pong kernel computes 128 × 176 or 128 × 184 tiles, each consumer warpgroup a whole tile in turn, so that
 // one's epilogue runs under the other's main loop; its tiles read more operand bytes per output, it pads N to a
