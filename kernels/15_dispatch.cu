@@ -9,8 +9,6 @@
 // clusters, and prepares the one it picks with that chapter's own launcher. The model takes kernel 14 only where it
 // has at least kPingPongMinRounds rounds and comes out kPingPongMargin ahead.
 //
-// `gemm list --details` prints the choice for a shape.
-//
 // Shapes: any M and N up to kTileTableMaxExtent (kernel 13's rule, the stricter of the two); N and K multiples of 8.
 
 #include "common/gemm_problem.h"
