@@ -1,6 +1,6 @@
 // Where a producer or consumer stands in a ring of shared-memory stages. Introduced by kernel 06.
 //
-// Kernels 04-05 derived the stage and phase from the k-tile index (stage = k % kStages, phase = k / kStages
+// Kernels 04-05 derived the stage and phase from the k-block index (stage = k % kStages, phase = k / kStages
 // % 2), which works while a CTA computes one tile. A persistent CTA walks many tiles through the same ring,
 // so the position must run on across tiles: the producer's fill of a new tile's first k block goes to
 // whatever stage comes next. Each side keeps its own PipelineState and advances it once per k block.

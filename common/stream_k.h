@@ -28,7 +28,7 @@
 // owners that wait for it at the end, and workers at different k positions on neighbouring tiles, which share
 // fewer operand loads in the L2 than a round of whole tiles in step. Measured on an H100 (kernel 11's notes)
 // it is worth about 30 k blocks of a worker's time, so the policy splits only when the last round leaves at
-// least kMinIdleIterations k blocks idle per worker, ((W - R) / W) · k_tiles, and gives every worker at least
+// least kMinIdleIterations k blocks idle per worker, ((W - R) / W) · k_blocks, and gives every worker at least
 // kMinIterations k blocks (thinner shares make owners add many partials one after another).
 //
 // When the last round is left whole, the schedule uses only as many workers as its rounds need: ⌈T / r⌉ for
@@ -69,7 +69,7 @@ struct WorkUnit {
 
 struct StreamKSchedule {
   int tiles = 0;     // tiles in the order, positions 0 .. tiles - 1
-  int k_tiles = 1;   // k blocks per tile
+  int k_blocks = 1;   // k blocks per tile
   int workers = 1;   // persistent workers
   int whole_tiles = 0;  // positions [0, whole_tiles) go whole, round robin; the rest is split along K
 
@@ -77,14 +77,14 @@ struct StreamKSchedule {
   static constexpr int kMinIdleIterations = 32;
   static constexpr int kMinIterations = 4;
 
-  // The schedule for `tiles` tiles of `k_tiles` k blocks on at most `workers` workers, split or not by the
+  // The schedule for `tiles` tiles of `k_blocks` k blocks on at most `workers` workers, split or not by the
   // policy; unsplit, it keeps only the workers its rounds need (`workers` of the result).
-  static StreamKSchedule make(int tiles, int k_tiles, int workers) {
-    StreamKSchedule schedule{tiles, k_tiles, workers, tiles};
+  static StreamKSchedule make(int tiles, int k_blocks, int workers) {
+    StreamKSchedule schedule{tiles, k_blocks, workers, tiles};
     const int remainder = tiles % workers;
     const bool even_runs = remainder > 0 &&
-                           int64_t{workers - remainder} * k_tiles >= int64_t{kMinIdleIterations} * workers &&
-                           int64_t{remainder} * k_tiles >= int64_t{kMinIterations} * workers;
+                           int64_t{workers - remainder} * k_blocks >= int64_t{kMinIdleIterations} * workers &&
+                           int64_t{remainder} * k_blocks >= int64_t{kMinIterations} * workers;
     if (even_runs)
       schedule.whole_tiles = tiles - remainder;
     else if (tiles > 0)
@@ -110,30 +110,30 @@ struct StreamKSchedule {
   __host__ __device__ int k_block(const WorkUnit& unit, int iteration) const {
     return runs_down(unit) ? unit.k_end - 1 - iteration : unit.k_begin + iteration;
   }
-  __host__ __device__ int64_t split_iterations() const { return int64_t{split_tiles()} * k_tiles; }
+  __host__ __device__ int64_t split_iterations() const { return int64_t{split_tiles()} * k_blocks; }
 
-  // The first split iteration of `worker` (iteration i is k block i % k_tiles of tile i / k_tiles), and
+  // The first split iteration of `worker` (iteration i is k block i % k_blocks of tile i / k_blocks), and
   // for worker = workers, the end of them all.
   __host__ __device__ int64_t split_begin(int worker) const {
     // Unsigned: the device's 64-bit unsigned division needs fewer registers than the signed one, and the
     // producer runs under a 40-register budget.
     const uint64_t share = static_cast<uint64_t>(split_iterations()) * static_cast<uint64_t>(worker) /
                            static_cast<uint64_t>(workers);
-    return int64_t{whole_tiles} * k_tiles + static_cast<int64_t>(share);
+    return int64_t{whole_tiles} * k_blocks + static_cast<int64_t>(share);
   }
 
   __host__ __device__ WorkUnit first(int worker) const {
-    if (worker < whole_tiles) return {worker, 0, k_tiles};
+    if (worker < whole_tiles) return {worker, 0, k_blocks};
     return first_split_unit(worker);
   }
 
   __host__ __device__ WorkUnit next(int worker, const WorkUnit& unit) const {
     if (unit.tile < whole_tiles) {
       const int tile = unit.tile + workers;
-      if (tile < whole_tiles) return {tile, 0, k_tiles};
+      if (tile < whole_tiles) return {tile, 0, k_blocks};
       return first_split_unit(worker);
     }
-    return split_unit(int64_t{unit.tile} * k_tiles + unit.k_end, split_begin(worker + 1));
+    return split_unit(int64_t{unit.tile} * k_blocks + unit.k_end, split_begin(worker + 1));
   }
 
   // Where partial sums go: a slot per worker (a worker has at most one partial unit, its first).
@@ -143,13 +143,13 @@ struct StreamKSchedule {
   // Whether `worker`'s first split unit is a partial of `tile`, which the tile's owner must add.
   __host__ __device__ bool contributes_to(int worker, int tile) const {
     const int64_t begin = split_begin(worker);
-    return begin < split_begin(worker + 1) && begin / k_tiles == tile && begin % k_tiles != 0;
+    return begin < split_begin(worker + 1) && begin / k_blocks == tile && begin % k_blocks != 0;
   }
 
   // The workers whose partials the owner `worker` of `tile` adds are worker + 1, worker + 2, ... up to (not
   // including) this one: the first whose split work begins past the tile.
   __host__ __device__ int contributors_end(int worker, int tile) const {
-    const int64_t tile_end = int64_t{tile + 1} * k_tiles;
+    const int64_t tile_end = int64_t{tile + 1} * k_blocks;
     int end = worker + 1;
     while (end < workers && split_begin(end) < tile_end) ++end;
     return end;
@@ -163,10 +163,10 @@ struct StreamKSchedule {
   // The unit that starts at iteration `begin` of a worker's split run ending at `end`.
   __host__ __device__ WorkUnit split_unit(int64_t begin, int64_t end) const {
     if (begin >= end) return {};
-    const int tile = static_cast<int>(begin / k_tiles);
-    const int k_begin = static_cast<int>(begin - int64_t{tile} * k_tiles);
-    const int64_t tile_end = int64_t{tile + 1} * k_tiles;
-    const int k_end = static_cast<int>((end < tile_end ? end : tile_end) - int64_t{tile} * k_tiles);
+    const int tile = static_cast<int>(begin / k_blocks);
+    const int k_begin = static_cast<int>(begin - int64_t{tile} * k_blocks);
+    const int64_t tile_end = int64_t{tile + 1} * k_blocks;
+    const int k_end = static_cast<int>((end < tile_end ? end : tile_end) - int64_t{tile} * k_blocks);
     return {tile, k_begin, k_end};
   }
 };

@@ -21,7 +21,7 @@ namespace gemm {
 // ---- ordering ------------------------------------------------------------------------------------------
 // Before the first wgmma, and between any ordinary access to a wgmma's accumulator (or A) registers and that wgmma;
 // not needed between wgmmas of one shape on the same accumulators (PTX ISA 9.1 §9.7.15.7.1). Kernels fence every
-// k tile anyway, as CUTLASS does.
+// k block anyway, as CUTLASS does.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 // Wait until at most kPending committed groups are unfinished.

@@ -10,13 +10,13 @@
 //                conflicts;
 //   thread tile  8 × 8 accumulators per thread; each k step loads 8 + 8 floats into registers (four
 //                LDS.128) and issues 64 FFMA: in the sm_90a SASS of simt_warptiling_kernel<true>, 1024 of the
-//                1175 instructions of a k tile are FFMA (kernels/01_simt_warptiling.md).
+//                1175 instructions of a k block are FFMA (kernels/01_simt_warptiling.md).
 //
 // bf16 is converted to fp32 once, on the way into shared memory (a shift: bf16 is the top half of an
 // fp32), so the inner loop is the same as an fp32 SGEMM. Both operands are K-major in global memory and
 // are stored transposed (k-major rows of m or n) in shared memory so the inner loop can use float4 reads.
-// The next k tile is fetched into registers while the current one is computed (register double
-// buffering); two shared-memory buffers need one __syncthreads per k tile.
+// The next k block is fetched into registers while the current one is computed (register double
+// buffering); two shared-memory buffers need one __syncthreads per k block.
 //
 // Shapes: any M, N, K ≥ 1. When K is a multiple of 8 every row segment is 16-byte aligned and loads are
 // 16-byte vectors; otherwise the same kernel is instantiated with element-wise loads. Rows and columns past
@@ -51,7 +51,7 @@ constexpr int kIterN = kWarpN / (kLanesN * kThreadN);  // 2 sub-tiles of 32 colu
 
 static_assert(kWarpsM * kWarpsN * 32 == kThreads);
 static_assert(kIterM * kLanesM * kThreadM == kWarpM && kIterN * kLanesN * kThreadN == kWarpN);
-static_assert(kBlockM * kBlockK == kThreads * kChunkElements, "one 16-byte load of A and of B per thread per k tile");
+static_assert(kBlockM * kBlockK == kThreads * kChunkElements, "one 16-byte load of A and of B per thread per k block");
 static_assert(kBlockM == kBlockN, "A and B tiles share the loading code and the transposed layout");
 
 // Operand tiles in shared memory, fp32 and transposed: tile[k][row]. Two buffers (double buffering).
@@ -116,16 +116,16 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) simt_warptiling_ker
 
   float acc[kIterM][kThreadM][kIterN][kThreadN] = {};
 
-  const int k_tiles = ceil_div(K, kBlockK);
+  const int k_blocks = ceil_div(K, kBlockK);
   store_chunks(smem, 0, load_chunks<kVectorLoads>(problem, block_row, block_col, 0));
   __syncthreads();
 
-  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    const int buffer = k_tile % 2;
-    const bool has_next = k_tile + 1 < k_tiles;
+  for (int k_block = 0; k_block < k_blocks; ++k_block) {
+    const int buffer = k_block % 2;
+    const bool has_next = k_block + 1 < k_blocks;
     ChunkPair next;
     if (has_next)  // issue the next tile's global loads now; they complete while we compute
-      next = load_chunks<kVectorLoads>(problem, block_row, block_col, (k_tile + 1) * kBlockK);
+      next = load_chunks<kVectorLoads>(problem, block_row, block_col, (k_block + 1) * kBlockK);
 
 #pragma unroll
     for (int kk = 0; kk < kBlockK; ++kk) {

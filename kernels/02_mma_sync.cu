@@ -6,7 +6,7 @@
 // tensor cores:
 //
 //   cp.async      global -> shared copies that skip the register file and run in the background; a ring of
-//                 3 stages keeps 2 k tiles in flight while the third is computed.
+//                 3 stages keeps 2 k blocks in flight while the third is computed.
 //   swizzle       a 128-byte row of the tile (64 bf16) covers all 32 banks; storing 16-byte chunk c of row r
 //                 at position c ^ (r % 8) makes ldmatrix's 8-row column reads conflict-free (common/swizzle.h).
 //   ldmatrix.x4   one instruction loads a 16×16 bf16 fragment into the exact register layout mma expects.
@@ -160,33 +160,33 @@ __global__ void __launch_bounds__(kThreads, 2) mma_sync_kernel(GemmProblem probl
   auto stage_b = [&](int stage) { return smem + stage * kStageBytes + kStageBytesA; };
   const TileLoader<kBlockM> loader_a(problem.a, M, K, block_row);
   const TileLoader<kBlockN> loader_b(problem.b, N, K, block_col);
-  auto load_stage = [&](int stage, int k_tile) {
-    loader_a.template load<kAsyncCopy>(stage_a(stage), problem.a, K, k_tile * kBlockK);
-    loader_b.template load<kAsyncCopy>(stage_b(stage), problem.b, K, k_tile * kBlockK);
+  auto load_stage = [&](int stage, int k_block) {
+    loader_a.template load<kAsyncCopy>(stage_a(stage), problem.a, K, k_block * kBlockK);
+    loader_b.template load<kAsyncCopy>(stage_b(stage), problem.b, K, k_block * kBlockK);
   };
   const FragmentOffsets fragment_offsets(warp_row, warp_col, lane);
 
   float acc[kTilesM][kTilesN][4] = {};
-  const int k_tiles = ceil_div(K, kBlockK);
+  const int k_blocks = ceil_div(K, kBlockK);
 
-  // Prologue: fill stages 0 .. kStages-2. One commit group per k tile, even an empty one, so that
-  // "group i is complete" always means "k tile i has landed".
+  // Prologue: fill stages 0 .. kStages-2. One commit group per k block, even an empty one, so that
+  // "group i is complete" always means "k block i has landed".
 #pragma unroll
   for (int stage = 0; stage < kStages - 1; ++stage) {
-    if (stage < k_tiles) load_stage(stage, stage);
+    if (stage < k_blocks) load_stage(stage, stage);
     cp_async_commit_group();
   }
 
-  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    cp_async_wait_group<kStages - 2>();  // this thread's copies for k_tile are done ...
-    __syncthreads();                     // ... and everyone's; also, everyone has finished k_tile - 1
+  for (int k_block = 0; k_block < k_blocks; ++k_block) {
+    cp_async_wait_group<kStages - 2>();  // this thread's copies for k_block are done ...
+    __syncthreads();                     // ... and everyone's; also, everyone has finished k_block - 1
 
-    // Refill the stage computed in the previous iteration with k tile k_tile + kStages - 1.
-    const int refill = k_tile + kStages - 1;
-    if (refill < k_tiles) load_stage(refill % kStages, refill);
+    // Refill the stage computed in the previous iteration with k block k_block + kStages - 1.
+    const int refill = k_block + kStages - 1;
+    if (refill < k_blocks) load_stage(refill % kStages, refill);
     cp_async_commit_group();
 
-    const int stage = k_tile % kStages;
+    const int stage = k_block % kStages;
     const uint32_t a_base = smem_address(stage_a(stage));
     const uint32_t b_base = smem_address(stage_b(stage));
     Fragments frag[2];

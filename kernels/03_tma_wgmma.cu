@@ -10,14 +10,14 @@
 //              on an mbarrier (common/mbarrier.h). The other threads never touch the load.
 //   wgmma      A warpgroup (4 warps) multiplies a 64×16 slice of A by a 16×128 slice of B per instruction,
 //              reading both straight from shared memory through descriptors (common/wgmma.h): no ldmatrix,
-//              no operand registers. It is asynchronous: a k tile's 8 instructions are committed as one
+//              no operand registers. It is asynchronous: a k block's 8 instructions are committed as one
 //              group and the warpgroup only waits when it needs a stage back.
 //   mbarrier   Each stage has a "full" barrier; the consumer waits on its phase parity instead of
 //              __syncthreads-ing on every load.
 //
 // One warpgroup of 128 threads owns a 128 × 128 tile of C (two m64n128 accumulators: 128 fp32 registers per
 // thread). A ring of 3 stages (32 KB each) keeps loads ahead of the math; with 96 KB per CTA two CTAs share
-// an SM, so one's waits hide behind the other's wgmma. The same threads load and compute: after a k tile's
+// an SM, so one's waits hide behind the other's wgmma. The same threads load and compute: after a k block's
 // wgmma group is issued, the group before it is waited for and, past a barrier of the warpgroup, thread 0
 // refills its stage. Kernel 04 separates those roles.
 //
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int tiles_n = ceil_div(problem.n, kBlockN);
   const int block_row = (blockIdx.x / tiles_n) * kBlockM;
   const int block_col = (blockIdx.x % tiles_n) * kBlockN;
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int k_blocks = ceil_div(problem.k, kBlockK);
 
   if (threadIdx.x == 0) {
     for (int stage = 0; stage < kStages; ++stage) mbarrier_init(&smem.full[stage], 1);
@@ -77,21 +77,21 @@ __global__ void __launch_bounds__(kThreads, 2)
   __syncthreads();
 
   // Thread 0 only: announce the stage's bytes on its barrier and start both tile copies.
-  auto load_k_tile = [&](int k_tile) {
-    const int stage = k_tile % kStages;
+  auto load_k_tile = [&](int k_block) {
+    const int stage = k_block % kStages;
     mbarrier_arrive_expect_tx(&smem.full[stage], kTileBytesA + kTileBytesB);
-    tma_load_2d(smem.a[stage], &map_a, &smem.full[stage], k_tile * kBlockK, block_row);
-    tma_load_2d(smem.b[stage], &map_b, &smem.full[stage], k_tile * kBlockK, block_col);
+    tma_load_2d(smem.a[stage], &map_a, &smem.full[stage], k_block * kBlockK, block_row);
+    tma_load_2d(smem.b[stage], &map_b, &smem.full[stage], k_block * kBlockK, block_col);
   };
   if (threadIdx.x == 0)
-    for (int k_tile = 0; k_tile < kStages && k_tile < k_tiles; ++k_tile) load_k_tile(k_tile);
+    for (int k_block = 0; k_block < kStages && k_block < k_blocks; ++k_block) load_k_tile(k_block);
 
   float acc[kMHalves][kBlockN / 2] = {};
   for (auto& half : acc) wgmma_fence_operands(half);
 
-  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    const int stage = k_tile % kStages;
-    mbarrier_wait(&smem.full[stage], (k_tile / kStages) % 2);  // the stage's n-th fill is phase n
+  for (int k_block = 0; k_block < k_blocks; ++k_block) {
+    const int stage = k_block % kStages;
+    mbarrier_wait(&smem.full[stage], (k_block / kStages) % 2);  // the stage's n-th fill is phase n
 
     wgmma_fence();
     const uint32_t a_base = smem_address(smem.a[stage]);
@@ -107,11 +107,11 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
     }
     wgmma_commit_group();
-    // Keep this k tile's group in flight; the previous one must be done so its stage can be refilled.
+    // Keep this k block's group in flight; the previous one must be done so its stage can be refilled.
     wgmma_wait_group<1>();
     __syncthreads();  // every warp of the group has passed its wait
-    const int refill = k_tile - 1 + kStages;
-    if (threadIdx.x == 0 && k_tile >= 1 && refill < k_tiles) load_k_tile(refill);
+    const int refill = k_block - 1 + kStages;
+    if (threadIdx.x == 0 && k_block >= 1 && refill < k_blocks) load_k_tile(refill);
   }
   wgmma_wait_group<0>();
   for (auto& half : acc) wgmma_fence_operands(half);

@@ -1,18 +1,18 @@
 // Kernel 04 — warp specialization: a producer warpgroup feeds consumer warpgroups through a ring of
 // shared-memory stages guarded by full/empty mbarriers.
 //
-// In kernel 03 the warpgroup that computes also loads: once per k tile it waits for its previous wgmma
+// In kernel 03 the warpgroup that computes also loads: once per k block it waits for its previous wgmma
 // group, meets at a barrier, and only then can thread 0 refill a stage. Here the roles are split:
 //
-//   producer   warpgroup 0. Thread 0 walks the k tiles, waits until a stage is empty, and issues its TMA
+//   producer   warpgroup 0. Thread 0 walks the k blocks, waits until a stage is empty, and issues its TMA
 //              loads. It never waits on the math itself, only for a stage to come free; since a stage is
-//              released one k tile late (below), it runs at most kStages - 1 tiles ahead of the tile being
+//              released one k block late (below), it runs at most kStages - 1 tiles ahead of the tile being
 //              computed (kernels/04_producer_consumer.md).
 //   consumers  warpgroups 1 and 2, each owning 64 rows of the 128 × 128 tile. They wait until a stage is
-//              full, issue its wgmma group, and hand the stage of the previous k tile back to the producer
+//              full, issue its wgmma group, and hand the stage of the previous k block back to the producer
 //              as soon as that group has finished reading it. No __syncthreads anywhere in the loop.
 //
-// The ring: stage s = k_tile % kStages is used for the n-th time when n = k_tile / kStages.
+// The ring: stage s = k_block % kStages is used for the n-th time when n = k_block / kStages.
 //   full[s]   1 arrival (the producer's expect_tx) + the tiles' bytes; completes phase n when fill n lands.
 //             Consumers wait for parity n % 2.
 //   empty[s]  one arrival per consumer warp (8); completes phase n when use n is released. Before fill n the
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tiles_n = ceil_div(problem.n, kBlockN);
   const int block_row = (blockIdx.x / tiles_n) * kBlockM;
   const int block_col = (blockIdx.x % tiles_n) * kBlockN;
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int k_blocks = ceil_div(problem.k, kBlockK);
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
 
   if (threadIdx.x == 0) {
@@ -84,12 +84,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warpgroup == 0) {
     // ---- producer: one thread issues every load ----
     if (threadIdx.x == 0) {
-      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-        const int stage = k_tile % kStages;
-        mbarrier_wait(&smem.empty[stage], ((k_tile / kStages) % 2) ^ 1);
+      for (int k_block = 0; k_block < k_blocks; ++k_block) {
+        const int stage = k_block % kStages;
+        mbarrier_wait(&smem.empty[stage], ((k_block / kStages) % 2) ^ 1);
         mbarrier_arrive_expect_tx(&smem.full[stage], kTileBytesA + kTileBytesB);
-        tma_load_2d(smem.a[stage], &map_a, &smem.full[stage], k_tile * kBlockK, block_row);
-        tma_load_2d(smem.b[stage], &map_b, &smem.full[stage], k_tile * kBlockK, block_col);
+        tma_load_2d(smem.a[stage], &map_a, &smem.full[stage], k_block * kBlockK, block_row);
+        tma_load_2d(smem.b[stage], &map_b, &smem.full[stage], k_block * kBlockK, block_col);
       }
     }
   } else {
@@ -97,9 +97,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer = warpgroup - 1;
     float acc[kBlockN / 2] = {};
     wgmma_fence_operands(acc);
-    for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-      const int stage = k_tile % kStages;
-      mbarrier_wait(&smem.full[stage], (k_tile / kStages) % 2);
+    for (int k_block = 0; k_block < k_blocks; ++k_block) {
+      const int stage = k_block % kStages;
+      mbarrier_wait(&smem.full[stage], (k_block / kStages) % 2);
       wgmma_fence();
       const uint32_t a_base = smem_address(smem.a[stage]) + consumer * kWgmmaM * kRowBytes;
       const uint32_t b_base = smem_address(smem.b[stage]);
@@ -110,8 +110,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                          wgmma_descriptor_k_major_128b(b_base + k_offset));
       }
       wgmma_commit_group();
-      wgmma_wait_group<1>();  // the previous k tile's group is done: release its stage
-      if (k_tile >= 1 && threadIdx.x % 32 == 0) mbarrier_arrive(&smem.empty[(k_tile - 1) % kStages]);
+      wgmma_wait_group<1>();  // the previous k block's group is done: release its stage
+      if (k_block >= 1 && threadIdx.x % 32 == 0) mbarrier_arrive(&smem.empty[(k_block - 1) % kStages]);
     }
     wgmma_wait_group<0>();
     wgmma_fence_operands(acc);

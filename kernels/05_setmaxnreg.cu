@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tiles_n = ceil_div(problem.n, kBlockN);
   const int block_row = (blockIdx.x / tiles_n) * kBlockM;
   const int block_col = (blockIdx.x % tiles_n) * kBlockN;
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int k_blocks = ceil_div(problem.k, kBlockK);
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
 
   if (threadIdx.x == 0) {
@@ -92,12 +92,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     // ---- producer: one thread issues every load ----
     setmaxnreg_dec<kProducerRegisters>();
     if (threadIdx.x == 0) {
-      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-        const int stage = k_tile % kStages;
-        mbarrier_wait(&smem.empty[stage], ((k_tile / kStages) % 2) ^ 1);
+      for (int k_block = 0; k_block < k_blocks; ++k_block) {
+        const int stage = k_block % kStages;
+        mbarrier_wait(&smem.empty[stage], ((k_block / kStages) % 2) ^ 1);
         mbarrier_arrive_expect_tx(&smem.full[stage], kTileBytesA + kTileBytesB);
-        tma_load_2d(smem.a[stage], &map_a, &smem.full[stage], k_tile * kBlockK, block_row);
-        tma_load_2d(smem.b[stage], &map_b, &smem.full[stage], k_tile * kBlockK, block_col);
+        tma_load_2d(smem.a[stage], &map_a, &smem.full[stage], k_block * kBlockK, block_row);
+        tma_load_2d(smem.b[stage], &map_b, &smem.full[stage], k_block * kBlockK, block_col);
       }
     }
   } else {
@@ -106,9 +106,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer = warpgroup - 1;
     float acc[kBlockN / 2] = {};
     wgmma_fence_operands(acc);
-    for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-      const int stage = k_tile % kStages;
-      mbarrier_wait(&smem.full[stage], (k_tile / kStages) % 2);
+    for (int k_block = 0; k_block < k_blocks; ++k_block) {
+      const int stage = k_block % kStages;
+      mbarrier_wait(&smem.full[stage], (k_block / kStages) % 2);
       wgmma_fence();
       const uint32_t a_base = smem_address(smem.a[stage]) + consumer * kWgmmaM * kRowBytes;
       const uint32_t b_base = smem_address(smem.b[stage]);
@@ -119,8 +119,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                          wgmma_descriptor_k_major_128b(b_base + k_offset));
       }
       wgmma_commit_group();
-      wgmma_wait_group<1>();  // the previous k tile's group is done: release its stage
-      if (k_tile >= 1 && threadIdx.x % 32 == 0) mbarrier_arrive(&smem.empty[(k_tile - 1) % kStages]);
+      wgmma_wait_group<1>();  // the previous k block's group is done: release its stage
+      if (k_block >= 1 && threadIdx.x % 32 == 0) mbarrier_arrive(&smem.empty[(k_block - 1) % kStages]);
     }
     wgmma_wait_group<0>();
     wgmma_fence_operands(acc);

@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if GEMM_SM90A_DEVICE_CODE
   SharedStorage& smem = shared_storage<SharedStorage>();
   const GroupedTileOrder order{ceil_div(problem.m, kBlockM), ceil_div(problem.n, kBlockN), kGroupRows};
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int k_blocks = ceil_div(problem.k, kBlockK);
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
 
   if (threadIdx.x == 0) {
@@ -96,11 +96,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       PipelineState<kStages> write;
       for (int tile = blockIdx.x; tile < order.count(); tile += gridDim.x) {
         const TileCoord coord = order.at(tile);
-        for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        for (int k_block = 0; k_block < k_blocks; ++k_block) {
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
           mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kTileBytesB);
-          tma_load_2d(smem.a[write.stage], &map_a, &smem.full[write.stage], k_tile * kBlockK, coord.m * kBlockM);
-          tma_load_2d(smem.b[write.stage], &map_b, &smem.full[write.stage], k_tile * kBlockK, coord.n * kBlockN);
+          tma_load_2d(smem.a[write.stage], &map_a, &smem.full[write.stage], k_block * kBlockK, coord.m * kBlockM);
+          tma_load_2d(smem.b[write.stage], &map_b, &smem.full[write.stage], k_block * kBlockK, coord.n * kBlockN);
           write.advance();
         }
       }
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     PipelineState<kStages> read, release;
     for (int tile = blockIdx.x; tile < order.count(); tile += gridDim.x) {
       const TileCoord coord = order.at(tile);
-      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      for (int k_block = 0; k_block < k_blocks; ++k_block) {
         mbarrier_wait(&smem.full[read.stage], read.phase);
         wgmma_fence();
         const uint32_t a_base = smem_address(smem.a[read.stage]) + consumer * kWgmmaM * kRowBytes;
@@ -123,12 +123,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
           wgmma_m64n256k16(acc, wgmma_descriptor_k_major_128b(a_base + k_offset),
-                           wgmma_descriptor_k_major_128b(b_base + k_offset), k_tile > 0 || k_step > 0);
+                           wgmma_descriptor_k_major_128b(b_base + k_offset), k_block > 0 || k_step > 0);
         }
         wgmma_commit_group();
         read.advance();
-        wgmma_wait_group<1>();  // the previous k tile's group is done: release its stage
-        if (k_tile >= 1) {
+        wgmma_wait_group<1>();  // the previous k block's group is done: release its stage
+        if (k_block >= 1) {
           if (warp_leader) mbarrier_arrive(&smem.empty[release.stage]);
           release.advance();
         }

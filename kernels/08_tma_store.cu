@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   SharedStorage& smem = shared_storage<SharedStorage>();
   const int tiles_m = ceil_div(problem.m, kBlockM), tiles_n = ceil_div(problem.n, kBlockN);
   const GroupedTileOrder order{ceil_div(tiles_m, kClusterM), ceil_div(tiles_n, kClusterN), kGroupRows};
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int k_blocks = ceil_div(problem.k, kBlockK);
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const uint32_t rank = cluster_cta_rank();
   const int rank_m = rank % kClusterM, rank_n = rank / kClusterM;  // this CTA's place in the cluster's block
@@ -133,21 +133,21 @@ __global__ void __launch_bounds__(kThreads, 1)
         const TileCoord cluster_tile = order.at(tile);
         const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
         const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
-        for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        for (int k_block = 0; k_block < k_blocks; ++k_block) {
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
           mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kTileBytesB);
           bf16* slice_a = smem.a[write.stage] + rank_n * kSliceRowsA * kBlockK;
           bf16* slice_b = smem.b[write.stage] + rank_m * kSliceRowsB * kBlockK;
           if constexpr (kClusterN > 1)
-            tma_load_2d_multicast(slice_a, &map_a, &smem.full[write.stage], k_tile * kBlockK,
+            tma_load_2d_multicast(slice_a, &map_a, &smem.full[write.stage], k_block * kBlockK,
                                   row + rank_n * kSliceRowsA, row_mask);
           else
-            tma_load_2d(slice_a, &map_a, &smem.full[write.stage], k_tile * kBlockK, row);
+            tma_load_2d(slice_a, &map_a, &smem.full[write.stage], k_block * kBlockK, row);
           if constexpr (kClusterM > 1)
-            tma_load_2d_multicast(slice_b, &map_b, &smem.full[write.stage], k_tile * kBlockK,
+            tma_load_2d_multicast(slice_b, &map_b, &smem.full[write.stage], k_block * kBlockK,
                                   col + rank_m * kSliceRowsB, column_mask);
           else
-            tma_load_2d(slice_b, &map_b, &smem.full[write.stage], k_tile * kBlockK, col);
+            tma_load_2d(slice_b, &map_b, &smem.full[write.stage], k_block * kBlockK, col);
           write.advance();
         }
       }
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     PipelineState<kStages> read, release;
     for (int tile = cluster_index(); tile < order.count(); tile += cluster_count()) {
       const TileCoord cluster_tile = order.at(tile);
-      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      for (int k_block = 0; k_block < k_blocks; ++k_block) {
         mbarrier_wait(&smem.full[read.stage], read.phase);
         wgmma_fence();
         const uint32_t a_base = smem_address(smem.a[read.stage]) + consumer * kWgmmaM * kRowBytes;
@@ -176,12 +176,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
           wgmma_m64n256k16(acc, wgmma_descriptor_k_major_128b(a_base + k_offset),
-                           wgmma_descriptor_k_major_128b(b_base + k_offset), k_tile > 0 || k_step > 0);
+                           wgmma_descriptor_k_major_128b(b_base + k_offset), k_block > 0 || k_step > 0);
         }
         wgmma_commit_group();
         read.advance();
-        wgmma_wait_group<1>();  // the previous k tile's group is done: release its stage
-        if (k_tile >= 1) {
+        wgmma_wait_group<1>();  // the previous k block's group is done: release its stage
+        if (k_block >= 1) {
           release_stage(release.stage);
           release.advance();
         }

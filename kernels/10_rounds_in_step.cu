@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int cluster_tiles = ceil_div(tiles_m, kClusterM) * ceil_div(tiles_n, kClusterN);  // the table's length
   // Round r is the table's positions [r × clusters, (r + 1) × clusters); in a full one every cluster has a tile.
   const int full_rounds = cluster_tiles / static_cast<int>(cluster_count());
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int k_blocks = ceil_div(problem.k, kBlockK);
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const uint32_t rank = cluster_cta_rank();
   const int rank_m = rank % kClusterM, rank_n = rank / kClusterM;  // this CTA's place in the cluster's block
@@ -133,22 +133,22 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
         const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
         round_barrier.wait_for_round(round);  // every CTA has issued the rounds before
-        for (int iteration = 0; iteration < k_tiles; ++iteration) {
-          const int k_tile = round % 2 == 1 ? k_tiles - 1 - iteration : iteration;  // odd rounds walk K downwards
+        for (int iteration = 0; iteration < k_blocks; ++iteration) {
+          const int k_block = round % 2 == 1 ? k_blocks - 1 - iteration : iteration;  // odd rounds walk K downwards
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
           mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kTileBytesB);
           bf16* slice_a = smem.a[write.stage] + rank_n * kSliceRowsA * kBlockK;
           bf16* slice_b = smem.b[write.stage] + rank_m * kSliceRowsB * kBlockK;
           if constexpr (kClusterN > 1)
-            tma_load_2d_multicast(slice_a, &map_a, &smem.full[write.stage], k_tile * kBlockK,
+            tma_load_2d_multicast(slice_a, &map_a, &smem.full[write.stage], k_block * kBlockK,
                                   row + rank_n * kSliceRowsA, row_mask);
           else
-            tma_load_2d(slice_a, &map_a, &smem.full[write.stage], k_tile * kBlockK, row);
+            tma_load_2d(slice_a, &map_a, &smem.full[write.stage], k_block * kBlockK, row);
           if constexpr (kClusterM > 1)
-            tma_load_2d_multicast(slice_b, &map_b, &smem.full[write.stage], k_tile * kBlockK,
+            tma_load_2d_multicast(slice_b, &map_b, &smem.full[write.stage], k_block * kBlockK,
                                   col + rank_m * kSliceRowsB, column_mask);
           else
-            tma_load_2d(slice_b, &map_b, &smem.full[write.stage], k_tile * kBlockK, col);
+            tma_load_2d(slice_b, &map_b, &smem.full[write.stage], k_block * kBlockK, col);
           write.advance();
         }
         if (round < full_rounds) round_barrier.arrive();
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     PipelineState<kStages> read, release;
     for (int tile = cluster_index(); tile < cluster_tiles; tile += cluster_count()) {
       const TileCoord cluster_tile = unpack_tile(tile_order[tile]);
-      for (int iteration = 0; iteration < k_tiles; ++iteration) {  // k blocks in the producer's order
+      for (int iteration = 0; iteration < k_blocks; ++iteration) {  // k blocks in the producer's order
         mbarrier_wait(&smem.full[read.stage], read.phase);
         wgmma_fence();
         const uint32_t a_base = smem_address(smem.a[read.stage]) + consumer * kWgmmaM * kRowBytes;
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit_group();
         read.advance();
-        wgmma_wait_group<1>();  // the previous k tile's group is done: release its stage
+        wgmma_wait_group<1>();  // the previous k block's group is done: release its stage
         if (iteration > 0) {
           release_stage(release.stage);
           release.advance();

@@ -128,21 +128,21 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int round = schedule.round_of(unit);
         if (whole) round_barrier.wait_for_round(round);  // every CTA has issued the rounds before
         for (int iteration = 0; iteration < unit.k_blocks(); ++iteration) {
-          const int k_tile = schedule.k_block(unit, iteration);  // upwards in even rounds, downwards in odd ones
+          const int k_block = schedule.k_block(unit, iteration);  // upwards in even rounds, downwards in odd ones
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
           mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kTileBytesB);
           bf16* slice_a = smem.a[write.stage] + rank_n * kSliceRowsA * kBlockK;
           bf16* slice_b = smem.b[write.stage] + rank_m * kSliceRowsB * kBlockK;
           if constexpr (kClusterN > 1)
-            tma_load_2d_multicast(slice_a, &map_a, &smem.full[write.stage], k_tile * kBlockK,
+            tma_load_2d_multicast(slice_a, &map_a, &smem.full[write.stage], k_block * kBlockK,
                                   row + rank_n * kSliceRowsA, row_mask);
           else
-            tma_load_2d(slice_a, &map_a, &smem.full[write.stage], k_tile * kBlockK, row);
+            tma_load_2d(slice_a, &map_a, &smem.full[write.stage], k_block * kBlockK, row);
           if constexpr (kClusterM > 1)
-            tma_load_2d_multicast(slice_b, &map_b, &smem.full[write.stage], k_tile * kBlockK,
+            tma_load_2d_multicast(slice_b, &map_b, &smem.full[write.stage], k_block * kBlockK,
                                   col + rank_m * kSliceRowsB, column_mask);
           else
-            tma_load_2d(slice_b, &map_b, &smem.full[write.stage], k_tile * kBlockK, col);
+            tma_load_2d(slice_b, &map_b, &smem.full[write.stage], k_block * kBlockK, col);
           write.advance();
         }
         if (whole && round < schedule.full_rounds()) round_barrier.arrive();
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit_group();
         read.advance();
-        wgmma_wait_group<1>();  // the previous k tile's group is done: release its stage
+        wgmma_wait_group<1>();  // the previous k block's group is done: release its stage
         if (iteration > 0) {
           release_stage(release.stage);
           release.advance();
@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         continue;
       }
       // The owner of a split tile: add the partials of the workers holding the rest of its k blocks.
-      if (unit.k_end < schedule.k_tiles) {
+      if (unit.k_end < schedule.k_blocks) {
         const int contributors_end = schedule.contributors_end(worker, unit.tile);
         for (int contributor = worker + 1; contributor < contributors_end; ++contributor) {
           if (!schedule.contributes_to(contributor, unit.tile)) continue;

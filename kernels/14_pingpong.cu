@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   using Tile = PingPongTile<kTileN>;
   PingPongSharedStorage<kTileN>& smem = shared_storage<PingPongSharedStorage<kTileN>>();
   const GroupedTileOrder order = pingpong_order<kTileN>(problem);
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int k_blocks = ceil_div(problem.k, kBlockK);
   // Round j's tile of this cluster is the position round_positions[j × clusters + this cluster] of the order: the
   // round's tiles handed out GPC by GPC (common/gpc_rounds.h). Only the last round may have none for this cluster.
   const auto position_of = [&](int round) {
@@ -169,14 +169,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         // which the L2 still holds; warpgroup 0 computes the even rounds, warpgroup 1 the odd ones.
         const bool downwards = round % 2 == 1;
         gpc_barrier.wait_for_round(round);
-        for (int iteration = 0; iteration < k_tiles; ++iteration) {
-          const int k_tile = downwards ? k_tiles - 1 - iteration : iteration;
+        for (int iteration = 0; iteration < k_blocks; ++iteration) {
+          const int k_block = downwards ? k_blocks - 1 - iteration : iteration;
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
           mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + Tile::kTileBytesB);
-          tma_load_2d(smem.a[write.stage], &map_a, &smem.full[write.stage], k_tile * kBlockK, row);
+          tma_load_2d(smem.a[write.stage], &map_a, &smem.full[write.stage], k_block * kBlockK, row);
           tma_load_2d_multicast(smem.b[write.stage] + rank_m * Tile::kFirstSliceRowsB * kBlockK,
                                 rank_m == 0 ? &map_b_first_slice : &map_b_second_slice, &smem.full[write.stage],
-                                k_tile * kBlockK, col + rank_m * Tile::kFirstSliceRowsB, column_mask);
+                                k_block * kBlockK, col + rank_m * Tile::kFirstSliceRowsB, column_mask);
           write.advance();
         }
         if (round < gpc_barriers.full_rounds) gpc_barrier.arrive();
@@ -196,8 +196,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     float top[Tile::kAccumulators], bottom[Tile::kAccumulators];  // rows 0-63 and 64-127 of the tile
     PipelineState<kPingPongStages> read, release;
     if (consumer == 1) {  // the other warpgroup's first tile goes by first
-      read.advance(k_tiles);
-      release.advance(k_tiles);
+      read.advance(k_blocks);
+      release.advance(k_blocks);
     }
     bool my_first_tile = true;
     for (int round = consumer; round < cluster_rounds; round += 2) {
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // are the next lap of the ring and their parities mean what they say.
       if (consumer == 1 || !my_first_tile) named_barrier_sync(my_turn, 2 * kWarpgroupThreads);
       my_first_tile = false;
-      for (int iteration = 0; iteration < k_tiles; ++iteration) {  // the k blocks in the producer's order
+      for (int iteration = 0; iteration < k_blocks; ++iteration) {  // the k blocks in the producer's order
         mbarrier_wait(&smem.full[read.stage], read.phase);
         wgmma_fence();
         const uint32_t a_base = smem_address(smem.a[read.stage]);
@@ -234,8 +234,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait_group<0>();
       release_stage(release.stage);
       release.advance();
-      read.advance(k_tiles);  // the other warpgroup's next tile goes by
-      release.advance(k_tiles);
+      read.advance(k_blocks);  // the other warpgroup's next tile goes by
+      release.advance(k_blocks);
       wgmma_fence_operands(top);
       wgmma_fence_operands(bottom);
       // C, while the other warpgroup multiplies: each warp its own 16 rows of each half, as 8-row boxes of 64, 64

@@ -10,7 +10,7 @@
 //                  next to the tensor core: row i of the tile in lane i, column j in column j. Allocated by
 //                  one warp (tcgen05.alloc: 256 columns here), freed by the same warp before exit.
 //   commit         tcgen05.commit arrives on an mbarrier when the MMAs issued before it are done: that frees
-//                  a shared-memory stage (empty barrier) and, after the last k tile, hands the accumulator to
+//                  a shared-memory stage (empty barrier) and, after the last k block, hands the accumulator to
 //                  the epilogue (tmem_full barrier). Nothing waits with wgmma.wait_group any more.
 //   tcgen05.ld     the epilogue reads TMEM into registers; warp w may read only lanes 32·(w % 4) ... + 31,
 //                  so four warps read the 128 rows, 32 each (common/tmem_epilogue.h), and TMA stores C.
@@ -18,7 +18,7 @@
 // Warp roles (6 warps, 192 threads; the registers are nearly free now, so no setmaxnreg):
 //
 //   warp 0      TMA producer: one thread fills a 4-stage ring of A (128 × 64) and B (256 × 64) tiles
-//   warp 1      TMEM allocator (whole warp) and MMA issuer (one thread): 4 × tcgen05.mma per k tile
+//   warp 1      TMEM allocator (whole warp) and MMA issuer (one thread): 4 × tcgen05.mma per k block
 //   warps 2-5   epilogue: wait for the accumulator, tcgen05.ld, convert to bf16, TMA-store C
 //
 // One CTA computes one 128 × 256 tile and exits (kernel 11 makes the grid persistent). The tcgen05.fence
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tiles_n = ceil_div(problem.n, kBlockN);
   const int block_row = (blockIdx.x / tiles_n) * kBlockM;
   const int block_col = (blockIdx.x % tiles_n) * kBlockN;
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int k_blocks = ceil_div(problem.k, kBlockK);
 
   if (threadIdx.x == 0) {
     for (int stage = 0; stage < kStages; ++stage) {
@@ -123,11 +123,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warp == kProducerWarp) {
     if (lane == 0) {
       PipelineState<kStages> state;
-      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      for (int k_block = 0; k_block < k_blocks; ++k_block) {
         mbarrier_wait(&smem.empty[state.stage], state.phase ^ 1);
         mbarrier_arrive_expect_tx(&smem.full[state.stage], kTileBytesA + kTileBytesB);
-        tma_load_2d(smem.a[state.stage], &map_a, &smem.full[state.stage], k_tile * kBlockK, block_row);
-        tma_load_2d(smem.b[state.stage], &map_b, &smem.full[state.stage], k_tile * kBlockK, block_col);
+        tma_load_2d(smem.a[state.stage], &map_a, &smem.full[state.stage], k_block * kBlockK, block_row);
+        tma_load_2d(smem.b[state.stage], &map_b, &smem.full[state.stage], k_block * kBlockK, block_col);
         state.advance();
       }
       // Tail: wait until the MMAs have released every stage, so that no tcgen05.commit still has an arrival
@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else if (warp == kMmaWarp) {
     if (lane == 0) {
       PipelineState<kStages> state;
-      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      for (int k_block = 0; k_block < k_blocks; ++k_block) {
         mbarrier_wait(&smem.full[state.stage], state.phase);
         tcgen05_fence_after_thread_sync();
         const uint32_t a_stage = smem_address(smem.a[state.stage]);
@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t k_offset = k * kMmaK * sizeof(bf16);  // +32 bytes per k16 step inside the swizzled rows
           tcgen05_mma_f16_ss<1>(accumulator, sm100_smem_descriptor_k_major_128b(a_stage + k_offset),
                                 sm100_smem_descriptor_k_major_128b(b_stage + k_offset), kInstrDesc,
-                                k_tile > 0 || k > 0);
+                                k_block > 0 || k > 0);
         }
         tcgen05_commit<1>(&smem.empty[state.stage]);  // the stage is free once these MMAs have read it
         state.advance();

@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                kGroupRows};
   const int first_tile = static_cast<int>(cluster_index());
   const int tile_step = static_cast<int>(cluster_count());
-  const int k_tiles = ceil_div(problem.k, kBlockK);
+  const int k_blocks = ceil_div(problem.k, kBlockK);
 
   if (threadIdx.x == 0) {
     for (int stage = 0; stage < kStages; ++stage) {
@@ -163,13 +163,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         const TileCoord coord = order.at(tile);
         const int row0 = coord.m * kClusterTileM + static_cast<int>(half) * kCtaM;   // this CTA's rows of A and C
         const int b_row0 = coord.n * kClusterTileN + static_cast<int>(pair) * kPairN + static_cast<int>(half) * kCtaN;
-        for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        for (int k_block = 0; k_block < k_blocks; ++k_block) {
           mbarrier_wait(&smem.empty[state.stage], state.phase ^ 1);
           const uint32_t full = map_to_cta(smem_address(&smem.full[state.stage]), leader);
           if (is_leader) mbarrier_arrive_expect_tx(&smem.full[state.stage], kPairStageBytes);
           tma_load_2d_multicast_cta_pair(smem.a[state.stage] + pair * kABoxRows * kBlockK, &map_a, full,
-                                         k_tile * kBlockK, row0 + static_cast<int>(pair) * kABoxRows, a_mask);
-          tma_load_2d_cta_pair(smem.b[state.stage], &map_b, full, k_tile * kBlockK, b_row0);
+                                         k_block * kBlockK, row0 + static_cast<int>(pair) * kABoxRows, a_mask);
+          tma_load_2d_cta_pair(smem.b[state.stage], &map_b, full, k_block * kBlockK, b_row0);
           state.advance();
         }
       }
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbarrier_wait_relaxed_cluster(&smem.tmem_empty[accumulator.stage], accumulator.phase ^ 1);
         tcgen05_fence_after_thread_sync();
         const uint32_t d = tmem_offset(tmem_base, 0, accumulator.stage * kAccumulatorColumns);
-        for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        for (int k_block = 0; k_block < k_blocks; ++k_block) {
           mbarrier_wait(&smem.full[state.stage], state.phase);
           tcgen05_fence_after_thread_sync();
           const uint32_t a_stage = smem_address(smem.a[state.stage]);
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             const uint32_t k_offset = k * kMmaK * sizeof(bf16);
             tcgen05_mma_f16_ss<2>(d, sm100_smem_descriptor_k_major_128b(a_stage + k_offset),
                                   sm100_smem_descriptor_k_major_128b(b_stage + k_offset), kInstrDesc,
-                                  k_tile > 0 || k > 0);
+                                  k_block > 0 || k > 0);
           }
           tcgen05_commit_multicast<2>(&smem.empty[state.stage], kAllCtas);  // both pairs read every stage
           state.advance();

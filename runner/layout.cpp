@@ -157,7 +157,7 @@ std::vector<LayoutBlock> draw_ldmatrix(const LayoutCommand& command) {
       {"A", "A, one m16 tile", "m", ldmatrix_x4_a_source, {"a[0]", "a[1]", "a[2]", "a[3]"}},
       {"B", "B, a pair of n8 tiles", "n", ldmatrix_x4_b_source, {"b[0][0]", "b[0][1]", "b[1][0]", "b[1][1]"}},
   };
-  constexpr int kSteps = 4;  // k16 steps in a 64-wide k tile
+  constexpr int kSteps = 4;  // k16 steps in a 64-wide k block
   // Parts: the operands (A, B) and the views (flow, addresses, stage); naming none of a kind means all of it.
   const std::vector<std::string> parts = chosen_parts(command, {"A", "B", "flow", "addresses", "stage"});
   const auto any_of = [&](std::initializer_list<const char*> names) {

@@ -115,7 +115,7 @@ const std::vector<Shape>& shape_suite() {
       {1, 1, 1},            // the smallest problem
       {127, 129, 65},       // nothing is a multiple of anything
       {1000, 1000, 1000},   // not a tile multiple; K % 8 == 0
-      {255, 257, 3},        // K smaller than any k tile, odd
+      {255, 257, 3},        // K smaller than any k block, odd
       {129, 259, 1023},     // odd K, tile + 1 rows
       {4096, 4096, 4096},   // a full-size square
       {1, 4096, 4096},      // a single row (thin)
@@ -125,7 +125,7 @@ const std::vector<Shape>& shape_suite() {
       {128, 256, 64},       // exactly one tile of the larger kernels
       {127, 248, 56},       // one tile minus one row / one n8 / one k8
       {129, 264, 72},       // one tile plus one row / n8 / k8
-      {257, 520, 8},        // K = 8: one k8 slice, TMA zero-fills the rest of the k tile
+      {257, 520, 8},        // K = 8: one k8 slice, TMA zero-fills the rest of the k block
       {640, 384, 8192},     // K large relative to M and N
       {200, 1000, 24},      // K small, M not a multiple of 64
       {3000, 2056, 1000},   // several tiles, ragged on every side

@@ -208,7 +208,7 @@ TEST(Sm100SmemDescriptor, FieldsMatchCuteBitfields) {
 template <class Fragment>
 void expect_k_step_descriptors_match(const Fragment& fragment, uint32_t address, const char* what) {
   const int k_steps = cute::size<2>(fragment);
-  ASSERT_EQ(k_steps, 4) << what;  // a 64-wide k tile is 4 k16 steps
+  ASSERT_EQ(k_steps, 4) << what;  // a 64-wide k block is 4 k16 steps
   for (int k = 0; k < k_steps; ++k)
     EXPECT_EQ(sm100_smem_descriptor_k_major_128b(address + k * 32).bits, static_cast<uint64_t>(fragment(0, 0, k)))
         << what << ", address " << address << ", k step " << k;

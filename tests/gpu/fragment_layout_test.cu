@@ -162,7 +162,7 @@ int check_ldmatrix(int& checked) {
 
 // ---- wgmma m64nNk16 -----------------------------------------------------------------------------------------
 
-constexpr int kWgmmaSteps = 4;  // k16 steps of a 64-wide k tile
+constexpr int kWgmmaSteps = 4;  // k16 steps of a 64-wide k block
 
 // A(m, 16s + j) and B(n, 16s + j) for every step s: D(m, n) of step s = 256m + n + 16384s + 65536.
 float wgmma_a_value(int m, int k) {

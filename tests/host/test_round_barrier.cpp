@@ -66,7 +66,7 @@ TEST(RoundBarrier, LaunchAfterLaunchTheBaseFollowsTheCounter) {
 // round order; a partial last round (unsplit schedules) is round full_rounds(). So every CTA arrives in every
 // full round, and a simulation in which each worker waits at each whole tile for the rounds before it finishes.
 void check_rounds(const StreamKSchedule& schedule) {
-  SCOPED_TRACE(testing::Message() << schedule.tiles << " tiles of " << schedule.k_tiles << " k blocks on "
+  SCOPED_TRACE(testing::Message() << schedule.tiles << " tiles of " << schedule.k_blocks << " k blocks on "
                                   << schedule.workers << " workers, " << schedule.whole_tiles << " whole");
   const int full_rounds = schedule.full_rounds();
   std::vector<std::vector<WorkUnit>> units(schedule.workers);
@@ -124,7 +124,7 @@ TEST(RoundBarrier, EveryWorkerArrivesInEveryFullRound) {
   check_rounds(StreamKSchedule::make(30, 1, 66));      // fewer tiles than workers: one partial round
   for (int workers : {1, 2, 7, 66})
     for (int tiles = 1; tiles <= 300; tiles += 7)
-      for (int k_tiles : {1, 40, 64}) check_rounds(StreamKSchedule::make(tiles, k_tiles, workers));
+      for (int k_blocks : {1, 40, 64}) check_rounds(StreamKSchedule::make(tiles, k_blocks, workers));
 }
 
 TEST(RoundBarrier, EachLaunchsBaseIsTheArrivalsBeforeIt) {

@@ -27,7 +27,7 @@ std::vector<WorkUnit> units_of(const StreamKSchedule& schedule, int worker) {
 
 // Everything the kernel relies on, for one schedule.
 void check_schedule(const StreamKSchedule& schedule) {
-  SCOPED_TRACE(testing::Message() << schedule.tiles << " tiles of " << schedule.k_tiles << " k blocks on "
+  SCOPED_TRACE(testing::Message() << schedule.tiles << " tiles of " << schedule.k_blocks << " k blocks on "
                                   << schedule.workers << " workers, " << schedule.whole_tiles << " whole");
   std::map<int, std::vector<int>> done;      // tile -> how often each k block was done
   std::map<int, int> owner;                  // split tile -> its owner
@@ -43,9 +43,9 @@ void check_schedule(const StreamKSchedule& schedule) {
       ASSERT_LT(unit.tile, schedule.tiles);
       ASSERT_LE(0, unit.k_begin);
       ASSERT_LT(unit.k_begin, unit.k_end) << "an empty unit";
-      ASSERT_LE(unit.k_end, schedule.k_tiles);
+      ASSERT_LE(unit.k_end, schedule.k_blocks);
       auto& blocks = done[unit.tile];
-      blocks.resize(schedule.k_tiles);
+      blocks.resize(schedule.k_blocks);
       // The unit's k blocks in the kernel's order: up in even rounds, down in odd ones, each in the unit once.
       EXPECT_EQ(schedule.runs_down(unit), schedule.round_of(unit) % 2 == 1);
       const int split_round = schedule.whole_tiles / schedule.workers;  // the round of every split tile
@@ -61,7 +61,7 @@ void check_schedule(const StreamKSchedule& schedule) {
           EXPECT_EQ(k - schedule.k_block(unit, iteration - 1), schedule.runs_down(unit) ? -1 : 1);
         }
       }
-      const bool whole = unit.k_begin == 0 && unit.k_end == schedule.k_tiles;
+      const bool whole = unit.k_begin == 0 && unit.k_end == schedule.k_blocks;
       if (unit.tile < schedule.whole_tiles) {
         EXPECT_TRUE(whole) << "tile " << unit.tile << " is in the whole part";
         EXPECT_EQ(unit.tile % schedule.workers, worker) << "whole tiles go round robin";
@@ -90,8 +90,8 @@ void check_schedule(const StreamKSchedule& schedule) {
     }
   }
   for (int tile = 0; tile < schedule.tiles; ++tile) {
-    ASSERT_EQ(done[tile].size(), static_cast<size_t>(schedule.k_tiles)) << "tile " << tile << " never visited";
-    for (int k = 0; k < schedule.k_tiles; ++k)
+    ASSERT_EQ(done[tile].size(), static_cast<size_t>(schedule.k_blocks)) << "tile " << tile << " never visited";
+    for (int k = 0; k < schedule.k_blocks; ++k)
       EXPECT_EQ(done[tile][k], 1) << "tile " << tile << ", k block " << k;
   }
   // Each split tile has one owner, and the slots it adds (those of the contributors the kernel walks: worker + 1
@@ -117,10 +117,10 @@ TEST(StreamK, EachRoundStartsWhereTheRoundBeforeEnded) {
   int split = 0;
   for (int workers : {1, 3, 66})
     for (int tiles : {1, 67, 200, 1024})
-      for (int k_tiles : {1, 7, 64, 128}) {  // 1024 × 128 on 66: split
-        const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_tiles, workers);
+      for (int k_blocks : {1, 7, 64, 128}) {  // 1024 × 128 on 66: split
+        const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_blocks, workers);
         split += schedule.splits();
-        SCOPED_TRACE(testing::Message() << tiles << " tiles of " << k_tiles << " k blocks on " << workers);
+        SCOPED_TRACE(testing::Message() << tiles << " tiles of " << k_blocks << " k blocks on " << workers);
         for (int worker = 0; worker < schedule.workers; ++worker) {
           const std::vector<WorkUnit> units = units_of(schedule, worker);
           for (size_t i = 1; i < units.size(); ++i) {
@@ -129,7 +129,7 @@ TEST(StreamK, EachRoundStartsWhereTheRoundBeforeEnded) {
             EXPECT_EQ(schedule.round_of(unit), schedule.round_of(before) + 1);
             const int last = schedule.k_block(before, before.k_blocks() - 1);
             const int first = schedule.k_block(unit, 0);
-            if (unit.k_begin == 0 && unit.k_end == k_tiles) {
+            if (unit.k_begin == 0 && unit.k_end == k_blocks) {
               EXPECT_EQ(first, last) << "worker " << worker << ", unit " << i;
             } else {  // a split unit starts at its own end nearest to where the round before ended
               EXPECT_EQ(std::abs(first - last),
@@ -175,11 +175,11 @@ TEST(StreamK, KBlockOrderPinned) {
 TEST(StreamK, EveryIterationOnceOnePartialPerWorkerOwnersAndContributors) {
   for (int workers : {1, 2, 3, 7, 66, 132})
     for (int tiles : {1, 2, 5, 66, 67, 100, 131, 1024, 1000})
-      for (int k_tiles : {1, 2, 7, 64, 128, 224}) {
-        check_schedule(StreamKSchedule::make(tiles, k_tiles, workers));
+      for (int k_blocks : {1, 2, 7, 64, 128, 224}) {
+        check_schedule(StreamKSchedule::make(tiles, k_blocks, workers));
         // The split forced on every remainder, past the policy, to cover thin splits (down to one k block a
         // worker and tiles shared by many workers).
-        StreamKSchedule forced{tiles, k_tiles, workers, tiles - tiles % workers};
+        StreamKSchedule forced{tiles, k_blocks, workers, tiles - tiles % workers};
         check_schedule(forced);
       }
 }
@@ -267,8 +267,8 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
 TEST(StreamK, UnsplitScheduleKeepsTheWorkersItsRoundsNeed) {
   for (int workers : {1, 2, 3, 7, 66, 132})
     for (int tiles = 1; tiles <= 400; ++tiles)
-      for (int k_tiles : {1, 4, 64}) {
-        const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_tiles, workers);
+      for (int k_blocks : {1, 4, 64}) {
+        const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_blocks, workers);
         if (schedule.splits()) {
           EXPECT_EQ(schedule.workers, workers);
           continue;
