@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "common/mma_sync.h"  // smem_address
+#include "common/smem_address.h"
 
 namespace gemm {
 

@@ -5,11 +5,9 @@
 
 #include <cstdint>
 
-namespace gemm {
+#include "common/smem_address.h"
 
-__device__ __forceinline__ uint32_t smem_address(const void* pointer) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(pointer));
-}
+namespace gemm {
 
 // cp.async.cg: copy 16 bytes global -> shared without passing through registers (bypassing L1).
 // Only the first `src_bytes` (0..16) are read; the rest of the 16 bytes are zero-filled, which is how

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "common/mma_sync.h"  // smem_address
+#include "common/smem_address.h"
 #include "common/tcgen05_descriptor.h"
 
 namespace gemm {

@@ -8,7 +8,7 @@
 #include "common/fragment_layout.h"
 #include "common/gemm_problem.h"
 #include "common/mbarrier.h"  // fence_proxy_async_shared
-#include "common/mma_sync.h"
+#include "common/smem_address.h"
 #include "common/named_barrier.h"
 #include "common/stmatrix.h"
 #include "common/swizzle.h"
