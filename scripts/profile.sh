@@ -19,6 +19,12 @@ IFS=x read -r m n k <<<"$size"
 shape=(--m "$m" --n "${n:-$m}" --k "${k:-$m}")
 name=$("$gemm" list | awk -v id="$id" '$1 == id { print $2 }')
 [ -n "$name" ] || { echo "profile.sh: no kernel $id in \`$gemm list\`" >&2; exit 2; }
+# A chapter without a kernel of its own (15, the dispatch) launches another chapter's: profile that one.
+source_file=$(ls "$(dirname "$0")/../kernels/$(printf '%02d' "$id")_${name}.cu" 2>/dev/null || true)
+if [ "$id" != 0 ] && [ -n "$source_file" ] && ! grep -q "__global__" "$source_file"; then
+  echo "profile.sh: chapter $id ($name) has no kernel of its own; profile the chapter whose kernel it launches" >&2
+  exit 2
+fi
 kernel_regex="${name}(_[a-z]+)?_kernel"
 [ "$id" = 0 ] && kernel_regex="nvjet|sm90_|cutlass"
 exec ncu --clock-control none --nvtx --nvtx-include "gemm run/" --kernel-name "regex:${kernel_regex}" --launch-count 1 \
