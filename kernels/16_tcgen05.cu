@@ -56,7 +56,7 @@ constexpr int kBlockN = 256;  // the widest N of one instruction: B's 32 KB tile
 constexpr int kBlockK = 64;   // one 128-byte swizzled row of bf16: the widest box a 128B-swizzled TMA load takes
 constexpr int kStages = 4;    // 4 × 48 KB; the epilogue's staging takes the rest of shared memory
 constexpr int kMmaK = kTcgen05F16K;  // 16
-constexpr int kMmasPerKTile = kBlockK / kMmaK;
+constexpr int kMmasPerKBlock = kBlockK / kMmaK;
 
 constexpr int kProducerWarp = 0;
 constexpr int kMmaWarp = 1;
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint32_t a_stage = smem_address(smem.a[state.stage]);
         const uint32_t b_stage = smem_address(smem.b[state.stage]);
 #pragma unroll
-        for (int k = 0; k < kMmasPerKTile; ++k) {
+        for (int k = 0; k < kMmasPerKBlock; ++k) {
           const uint32_t k_offset = k * kMmaK * sizeof(bf16);  // +32 bytes per k16 step inside the swizzled rows
           tcgen05_mma_f16_ss<1>(accumulator, sm100_smem_descriptor_k_major_128b(a_stage + k_offset),
                                 sm100_smem_descriptor_k_major_128b(b_stage + k_offset), kInstrDesc,

@@ -65,7 +65,7 @@ constexpr int kCtaN = kPairN / 2;           // B rows each CTA loads
 constexpr int kBlockK = 64;                 // one 128-byte swizzled row of bf16
 constexpr int kStages = 6;                  // 6 × 32 KB
 constexpr int kMmaK = kTcgen05F16K;         // 16
-constexpr int kMmasPerKTile = kBlockK / kMmaK;
+constexpr int kMmasPerKBlock = kBlockK / kMmaK;
 
 constexpr int kClusterSize = 4;             // two CTA pairs along N
 constexpr int kPairsPerCluster = kClusterSize / 2;
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t a_stage = smem_address(smem.a[state.stage]);
           const uint32_t b_stage = smem_address(smem.b[state.stage]);
 #pragma unroll
-          for (int k = 0; k < kMmasPerKTile; ++k) {
+          for (int k = 0; k < kMmasPerKBlock; ++k) {
             const uint32_t k_offset = k * kMmaK * sizeof(bf16);
             tcgen05_mma_f16_ss<2>(d, sm100_smem_descriptor_k_major_128b(a_stage + k_offset),
                                   sm100_smem_descriptor_k_major_128b(b_stage + k_offset), kInstrDesc,
