@@ -1,4 +1,4 @@
-// Error types shared by the runner and the kernels' launchers. Each carries the exit code the README and
+// Error types shared by the runner and the kernels' launchers. Each carries the exit code docs/usage.md and
 // docs/design.md document, so main() can turn any failure into one line on stderr and that code.
 #pragma once
 

@@ -16,7 +16,7 @@ GemmLaunch prepare_cublas(const GemmProblem&);  // runner/cublas_gemm.cpp
 namespace {
 
 constexpr KernelInfo kKernels[] = {
-    {0, "cublas", "cuBLAS reference: cublasLt, the fastest of its top 8 heuristics timed as kernels are (interleaved, cold L2)", Arch::kAny,
+    {0, "cublas", "cublasLt: the fastest of 8 candidates, timed like the kernels", Arch::kAny,
      ShapeRule::kAny, prepare_cublas, 0},
 #define GEMM_KERNEL(id, name, base, arch, rule, technique) \
   {id, #name, technique, Arch::arch, ShapeRule::rule, prepare_##name, base},

@@ -1,5 +1,5 @@
 // gemm: the runner. Parses the command line (no GPU needed), dispatches, and turns every failure into one
-// line on stderr with the exit code the README and docs/design.md document (a hung kernel is ended by the
+// line on stderr with the exit code docs/usage.md and docs/design.md document (a hung kernel is ended by the
 // watchdog, exit 4).
 #include <filesystem>
 #include <iostream>

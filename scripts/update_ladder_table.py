@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""Regenerates the README's table of chapters from the registry, kernels/registry.inc.
+"""Regenerates the README's table of chapters from the registry, kernels/registry.inc, and the results runs.
 
-    update_ladder_table.py [--check] [--root DIR] [--readme README.md]
+    update_ladder_table.py [--check] [--root DIR] [--readme README.md] [--at MxNxK]
 
 DIR is the repository (default: the one holding this script); --readme defaults to DIR/README.md.
 
-One row per GEMM_KERNEL line of kernels/registry.inc (id, name, base, architecture, shape rule, what it adds),
-after the cuBLAS reference of kernels/registry.cu, with the size of each chapter's code change against its base
-from scripts/diff_chapters.sh NN --stat. Only the text between the marker lines
+One row per GEMM_KERNEL line of kernels/registry.inc (id, name, base, architecture, shape rule, what it adds: at
+most ten words), after the cuBLAS reference of kernels/registry.cu, with the size of each chapter's code change
+against its base from scripts/diff_chapters.sh NN --stat, and per results run declared in results/runs.json
+(scripts/results_runs.py) the chapter's TFLOP/s at --at (default 8192³) and its ratio to cuBLAS in that run. A
+run's figure is shown only for the chapters it measured as they are today; its other kernels are named under the
+table with their declared labels. Only the text between the marker lines
 
     <!-- ladder-table:begin -->
     <!-- ladder-table:end -->
 
-is replaced. --check changes nothing and exits 1 when the README's table is not what the registry gives (a
-test runs this). The TFLOP/s table is scripts/update_readme_table.py's.
+is replaced. --check changes nothing and exits 1 when the README's table is not what the registry and the results
+give (a test runs this). The per-shape TFLOP/s tables are scripts/update_readme_table.py's (docs/results.md).
 
 Exit codes: 0 done (updated or already current), 1 --check found a difference, 2 bad input.
 """
@@ -21,6 +24,7 @@ Exit codes: 0 done (updated or already current), 1 --check found a difference, 2
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import subprocess
@@ -28,11 +32,18 @@ import sys
 from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
+import compare_csv
+import results_runs
+from compare_csv import CUBLAS_ID, InputError, Shape
+
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- ladder-table:begin -->"
 END_MARKER = "<!-- ladder-table:end -->"
 EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
+MAX_WORDS = 10  # what a chapter adds, in the registry's last field
+DEFAULT_SHAPE = Shape(8192, 8192, 8192)
+MISSING = "—"
 
 # kernels/registry.h's enumerators, as kernels/kernel_rules.cpp names them for `gemm list`.
 ARCHITECTURES = {"kAny": "any", "kSm80": "sm_80+", "kSm90a": "sm_90a", "kSm100a": "sm_100a"}
@@ -47,10 +58,6 @@ KERNEL_LINE = re.compile(
     r'(?P<rule>\w+)\s*,\s*'
     r'"(?P<technique>(?:[^"\\]|\\.)*)"\s*\)\s*$')
 CUBLAS_ENTRY = re.compile(r'\{\s*0\s*,\s*"cublas"\s*,\s*"(?P<technique>(?:[^"\\]|\\.)*)"')
-
-
-class InputError(Exception):
-    pass
 
 
 class Chapter(NamedTuple):
@@ -85,6 +92,8 @@ def chapters(root: Path) -> list[Chapter]:
             raise InputError(f"{path}:{number}: unknown architecture {arch} or shape rule {rule}")
         chapter = Chapter(int(match["id"]), match["name"], int(match["base"]), ARCHITECTURES[arch], SHAPE_RULES[rule],
                           match["technique"].replace('\\"', '"'))
+        if len(chapter.technique.split()) > MAX_WORDS:
+            raise InputError(f"{path}:{number}: what chapter {chapter.id} adds takes more than {MAX_WORDS} words")
         if result and chapter.id <= result[-1].id:
             raise InputError(f"{path}:{number}: ids must increase")
         if chapter.base >= chapter.id or (chapter.base and chapter.base not in [c.id for c in result]):
@@ -100,6 +109,8 @@ def cublas_technique(root: Path) -> str:
     match = CUBLAS_ENTRY.search(read_text(path))
     if not match:
         raise InputError(f"{path}: no cuBLAS entry {{0, \"cublas\", ...}}")
+    if len(match["technique"].split()) > MAX_WORDS:
+        raise InputError(f"{path}: the cuBLAS entry's technique takes more than {MAX_WORDS} words")
     return match["technique"]
 
 
@@ -116,18 +127,101 @@ def lines_changed(root: Path, chapter: Chapter) -> str:
     return f"+{match[1]} −{match[2]}"
 
 
-def build_table(root: Path, readme: Path) -> list[str]:
-    rows = [["#", "chapter", "adds", "builds on", "needs", "shapes", "lines changed"],
-            ["---:", "---", "---", "---:", "---", "---", "---:"],
-            ["00", "(runner)", cublas_technique(root), "—", "any", SHAPE_RULES["kAny"], "—"]]
+def relative_link(target: Path, readme: Path) -> str:
+    return Path(os.path.relpath(target.resolve(), readme.resolve().parent)).as_posix()
+
+
+class Measured(NamedTuple):
+    run: results_runs.Run
+    frame: object  # the run's compare.csv, as compare_csv loads it
+    document: dict  # its compare.json
+
+
+def load_runs(root: Path, shape: Shape) -> list[Measured]:
+    """Every run of results/runs.json, its CSV read and the declaration verified (results_runs.verify)."""
+    result = []
+    for run in results_runs.load(root):
+        frame = compare_csv.load_compare_csv(run.csv)
+        document = compare_csv.load_compare_json(run.csv)
+        results_runs.verify(run, root, document, compare_csv.kernels(frame))
+        if shape not in compare_csv.shapes(frame):
+            raise InputError(f"{run.csv}: no measurement at {shape.label()}")
+        result.append(Measured(run, frame, document))
+    return result
+
+
+def figures(measured: Measured, kernel_id: int, shape: Shape) -> tuple[str, str]:
+    """(TFLOP/s, × cuBLAS) of a kernel at the shape in one run, as update_readme_table.py writes them; — where the
+    run has no valid number for it."""
+    row = compare_csv.row_at(measured.frame, kernel_id, shape)
+    if not compare_csv.is_measured(row):
+        return MISSING, MISSING
+    ratio = MISSING if math.isnan(row["vs_cublas"]) else f"{row['vs_cublas']:.2f}×"
+    return f"{row['tflops']:.0f}", ratio
+
+
+def run_settings(measured: Measured) -> str:
+    """`commit 7026117, 200 reps, cold L2`: what compare.json says of the run (parts it lacks are left out)."""
+    parts = [f"commit {measured.run.commit}"]
+    reps = compare_csv.settings_value(measured.document, "reps")
+    cold_l2 = compare_csv.settings_value(measured.document, "cold_l2")
+    if reps is not None:
+        parts.append(f"{reps} reps")
+    if isinstance(cold_l2, bool):
+        parts.append("cold L2" if cold_l2 else "hot L2")
+    if compare_csv.settings_value(measured.document, "order") == "blocked":
+        parts.append("each kernel timed alone")
+    return ", ".join(parts)
+
+
+def build_block(root: Path, readme: Path, shape: Shape = DEFAULT_SHAPE) -> list[str]:
+    """Everything between the markers: a caption when there are results, the table, and under it a line per run
+    whose kernels include ones that are not today's chapters, and what a dash means."""
+    runs = load_runs(root, shape)
+    header = ["#", "chapter", "adds", "builds on", "lines changed"]
+    align = ["---:", "---", "---", "---:", "---:"]
+    for measured in runs:
+        header += [f"{measured.run.gpu} TFLOP/s", "× cuBLAS"]
+        align += ["---:", "---:"]
+    rows = [header, align, ["00", "(runner)", cublas_technique(root), MISSING, MISSING]
+            + [cell for measured in runs for cell in figures(measured, CUBLAS_ID, shape)]]
+    dashes = False
     for chapter in chapters(root):
         notes = root / "kernels" / f"{chapter.id:02d}_{chapter.name}.md"
         stem = f"{chapter.id:02d}_{chapter.name}"
-        link = f"[{stem}]({notes.relative_to(root).as_posix()})" if notes.is_file() else stem
-        base = f"{chapter.base:02d}" if chapter.base else "—"
-        rows.append([f"{chapter.id:02d}", link, chapter.technique, base, chapter.arch, chapter.rule,
-                     lines_changed(root, chapter)])
-    return ["| " + " | ".join(cells) + " |" for cells in rows]
+        link = f"[{stem}]({relative_link(notes, readme)})" if notes.is_file() else stem
+        base = f"{chapter.base:02d}" if chapter.base else MISSING
+        cells = [f"{chapter.id:02d}", link, chapter.technique, base, lines_changed(root, chapter)]
+        for measured in runs:
+            pair = figures(measured, chapter.id, shape) if measured.run.is_current(chapter.id) else (MISSING,) * 2
+            dashes |= MISSING in pair
+            cells += pair
+        rows.append(cells)
+    table = ["| " + " | ".join(cells) + " |" for cells in rows]
+    if not runs:
+        return table
+    sources = ", ".join(f"{m.run.gpu} from [{relative_link(m.run.csv, readme)}]({relative_link(m.run.csv, readme)}) "
+                        f"({run_settings(m)})" for m in runs)
+    caption = (f"TFLOP/s at {shape.label()} (median of the reps) and the ratio to cuBLAS timed in the same run, from "
+               f"one `gemm compare --out` run per GPU: {sources}.")
+    notes = []
+    for measured in runs:
+        run = measured.run
+        former = [(kernel_id, name) for kernel_id, name in compare_csv.kernels(measured.frame)
+                  if not run.is_current(kernel_id)]
+        if not former:
+            continue
+        current = [kernel_id for kernel_id, _ in compare_csv.kernels(measured.frame) if run.is_current(kernel_id)]
+        described = []
+        for kernel_id, name in former:
+            tflops, ratio = figures(measured, kernel_id, shape)
+            described.append(f"its {kernel_id:02d} was {run.label(kernel_id, name)}: {tflops} TFLOP/s, {ratio} "
+                             f"cuBLAS at {shape.label()}")
+        notes.append(f"{run.gpu}: the run of commit {run.commit} measured kernels {results_runs.format_ids(current)} "
+                     f"as they are today; {'; '.join(described)}.")
+    if dashes:
+        notes.append(f"{MISSING}: no measurement of the chapter as it is today.")
+    return [caption, ""] + table + [line for note in notes for line in ("", note)]
 
 
 def replace_between_markers(text: str, block: Sequence[str], source: Path) -> str:
@@ -142,17 +236,26 @@ def replace_between_markers(text: str, block: Sequence[str], source: Path) -> st
     return "".join(lines[:begin]) + begin_line + "".join(line + newline for line in block) + "".join(lines[end:])
 
 
+def _shape_argument(text: str) -> Shape:
+    try:
+        return Shape.parse(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description="Regenerate the README's chapter table from kernels/registry.inc.")
     parser.add_argument("--readme", type=Path, default=None, help="README to update (default: ROOT/README.md)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this script's)")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if the table differs")
+    parser.add_argument("--at", type=_shape_argument, default=DEFAULT_SHAPE, metavar="MxNxK",
+                        help="the shape of the TFLOP/s columns (default: 8192x8192x8192)")
     args = parser.parse_args(argv)
     program = Path(__file__).name
     readme = args.readme or args.root / "README.md"
     try:
         old = read_text(readme)
-        new = replace_between_markers(old, [""] + build_table(args.root, readme) + [""], readme)
+        new = replace_between_markers(old, [""] + build_block(args.root, readme, args.at) + [""], readme)
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -160,7 +263,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"{readme}: chapter table up to date")
         return 0
     if args.check:
-        print(f"{readme}: the chapter table differs from kernels/registry.inc (run {program})")
+        print(f"{readme}: the chapter table differs from kernels/registry.inc and results/ (run {program})")
         return EXIT_DIFFERENT
     with open(readme, "w", encoding="utf-8", newline="") as file:
         file.write(new)

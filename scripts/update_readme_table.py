@@ -1,22 +1,28 @@
 #!/usr/bin/env python3
-"""Regenerates a kernel table in the README from a `gemm compare --out DIR` result.
+"""Regenerates a per-shape TFLOP/s table (docs/results.md) from a `gemm compare --out DIR` result.
 
-    update_readme_table.py CSV [--marker NAME] [--ratio-at MxNxK] [--check] [--readme README.md]
+    update_readme_table.py CSV [--marker NAME] [--ratio-at MxNxK] [--check] [--readme FILE.md]
 
 Only the text between the marker lines
 
     <!-- NAME:begin -->
     <!-- NAME:end -->
 
-is replaced; every byte outside them is kept, so the README's prose stays hand-written while its numbers
-always come from a checked-in measurement. NAME defaults to `kernel-table`; the README holds one table per
-GPU, `kernel-table-h100` and `kernel-table-h200`, so pass `--marker`. `--ratio-at` picks the shape of the
-vs cuBLAS column (default: the largest square size in the CSV). The file is rewritten only when the table
-changed, so running the script twice leaves no diff; `--check` changes nothing and only compares (the
-`scripts_readme_table_*` tests).
+is replaced; every byte outside them is kept, so the file's prose stays hand-written while its numbers
+always come from a checked-in measurement. NAME defaults to `kernel-table`; docs/results.md holds one table
+per GPU, `kernel-table-h100` and `kernel-table-h200`, so pass `--marker` (and `--readme docs/results.md`).
+`--ratio-at` picks the shape of the vs cuBLAS column (default: the largest square size in the CSV). The file is
+rewritten only when the table changed, so running the script twice leaves no diff; `--check` changes nothing and
+only compares (the `scripts_readme_table_*` tests).
+
+A kernel's name links to its notes, kernels/NN_name.md of the repository (the nearest directory at or above the
+file's that holds kernels/), when they exist. When the CSV is a run declared in results/runs.json
+(scripts/results_runs.py), the declaration is verified and applied: a kernel of the run that is not today's chapter
+of its number is shown under its declared label, never linked to today's notes, and the caption names the commit
+and which chapters the run measured as they are today.
 
 Exit codes: 0 done (updated, already current, or --check found it current), 1 --check found the table
-differs, 2 bad input (CSV, README, --ratio-at shape not in the CSV, or markers missing/misordered) or bad
+differs, 2 bad input (CSV, Markdown file, --ratio-at shape not in the CSV, or markers missing/misordered) or bad
 usage.
 """
 
@@ -31,35 +37,49 @@ from typing import Optional, Sequence
 import pandas as pd
 
 import compare_csv
+import results_runs
 from compare_csv import CUBLAS_ID, InputError, Shape
 
 BEGIN_MARKER = "<!-- kernel-table:begin -->"
 END_MARKER = "<!-- kernel-table:end -->"
 MISSING = "—"
-DEFAULT_README = Path(__file__).resolve().parent.parent / "README.md"
+DEFAULT_README = Path(__file__).resolve().parent.parent / "docs" / "results.md"
 
 
 def relative_link(target: Path, readme: Path) -> str:
-    """`target` relative to the README's directory with forward slashes, as Markdown links need."""
+    """`target` relative to the Markdown file's directory with forward slashes, as Markdown links need."""
     return Path(os.path.relpath(target.resolve(), readme.resolve().parent)).as_posix()
 
 
-def kernel_cell(kernel_id: int, name: str, readme: Path) -> str:
-    """The kernel's name, linked to its notes (kernels/NN_name.md beside the README) only when they exist,
-    so the table never carries a dead link; cuBLAS is the reference, not a chapter, and is never linked."""
+def repository_root(readme: Path) -> Path:
+    """The nearest directory at or above the file's that holds kernels/ (else the file's own directory)."""
+    start = readme.resolve().parent
+    return next((directory for directory in (start, *start.parents) if (directory / "kernels").is_dir()), start)
+
+
+def kernel_cell(kernel_id: int, name: str, readme: Path, run: Optional[results_runs.Run] = None) -> str:
+    """The kernel's name, linked to its notes (kernels/NN_name.md of the repository) only when they exist, so
+    the table never carries a dead link; cuBLAS is the reference, not a chapter, and is never linked. A kernel
+    that a declared run measured before its chapter changed gets the run's label for it, unlinked."""
     if kernel_id == CUBLAS_ID:
         return "cuBLAS"
-    notes = f"kernels/{kernel_id:02d}_{name}.md"
-    return f"[{name}]({notes})" if (readme.resolve().parent / notes).is_file() else name
+    if run is not None and not run.is_current(kernel_id):
+        return run.label(kernel_id, name)
+    notes = repository_root(readme) / "kernels" / f"{kernel_id:02d}_{name}.md"
+    return f"[{name}]({relative_link(notes, readme)})" if notes.is_file() else name
 
 
-def caption(csv_path: Path, readme: Path, document: dict) -> str:
+def caption(csv_path: Path, readme: Path, document: dict, run: Optional[results_runs.Run] = None,
+            frame: Optional[pd.DataFrame] = None) -> str:
     """The line above the table saying what the numbers are and where they come from. Parts that
-    compare.json would supply (reps, L2 mode, GPU) are left out when it is absent rather than guessed."""
+    compare.json would supply (reps, L2 mode, GPU, commit) are left out when it is absent rather than guessed;
+    for a declared run, which of its kernels are today's chapters."""
     reps = compare_csv.settings_value(document, "reps")
     cold_l2 = compare_csv.settings_value(document, "cold_l2")
     order = compare_csv.settings_value(document, "order")
     gpu = compare_csv.gpu_name(document)
+    environment = document.get("environment")
+    commit = environment.get("git_commit") if isinstance(environment, dict) else None
     parts = ["TFLOP/s", f"median of {reps} reps" if reps is not None else "median"]
     if isinstance(cold_l2, bool):
         parts.append("cold L2" if cold_l2 else "hot L2")
@@ -67,8 +87,18 @@ def caption(csv_path: Path, readme: Path, document: dict) -> str:
         parts.append("each kernel timed alone (--blocked)")
     if gpu:
         parts.append(f"on {gpu}")
+    if isinstance(commit, str) and commit.strip():
+        parts.append(f"commit {commit.strip()}")
+    text = ", ".join(parts)
+    if run is not None and frame is not None:
+        kernels = compare_csv.kernels(frame)
+        current = [kernel_id for kernel_id, _ in kernels if run.is_current(kernel_id)]
+        former = [f"{kernel_id:02d}: {run.label(kernel_id, name)}" for kernel_id, name in kernels
+                  if not run.is_current(kernel_id)]
+        if former:
+            text += f"; kernels {results_runs.format_ids(current)} as they are today, {', '.join(former)}"
     link = relative_link(csv_path, readme)
-    return f"{', '.join(parts)} — from [{link}]({link})."
+    return f"{text} — from [{link}]({link})."
 
 
 def format_ratio(frame: pd.DataFrame, kernel_id: int, shape: Optional[Shape]) -> str:
@@ -82,7 +112,8 @@ def format_ratio(frame: pd.DataFrame, kernel_id: int, shape: Optional[Shape]) ->
     return f"{row['vs_cublas']:.2f}×"
 
 
-def build_table(frame: pd.DataFrame, readme: Path, ratio_shape: Optional[Shape] = None) -> list[str]:
+def build_table(frame: pd.DataFrame, readme: Path, ratio_shape: Optional[Shape] = None,
+                run: Optional[results_runs.Run] = None) -> list[str]:
     """The Markdown table lines: one row per kernel in id order; square sizes first (the sweep), then the
     non-square shapes, then vs cuBLAS at `ratio_shape` (default: the largest square size), the headline."""
     squares = compare_csv.square_shapes(frame)
@@ -95,7 +126,7 @@ def build_table(frame: pd.DataFrame, readme: Path, ratio_shape: Optional[Shape] 
     align = ["---:", "---"] + ["---:"] * (len(columns) + 1)
     lines = [_table_line(header), _table_line(align)]
     for kernel_id, name in compare_csv.kernels(frame):
-        cells = [f"{kernel_id:02d}", kernel_cell(kernel_id, name, readme)]
+        cells = [f"{kernel_id:02d}", kernel_cell(kernel_id, name, readme, run)]
         for shape in columns:
             value = compare_csv.tflops_at(frame, kernel_id, shape)
             cells.append(MISSING if value is None else f"{value:.0f}")
@@ -118,7 +149,7 @@ def replace_between_markers(text: str, block_lines: Sequence[str], source: Path,
     """`text` with the lines strictly between the begin and end marker lines replaced by `block_lines`.
 
     Each marker must be a line of its own and appear exactly once, begin before end; anything else is an
-    InputError, so a README whose markers were mangled is reported rather than half-overwritten. The
+    InputError, so a file whose markers were mangled is reported rather than half-overwritten. The
     block uses the line ending of the begin marker's line, so a CRLF file stays CRLF.
     """
     begin_marker, end_marker = marker_lines
@@ -138,10 +169,11 @@ def replace_between_markers(text: str, block_lines: Sequence[str], source: Path,
 
 
 def render_block(frame: pd.DataFrame, csv_path: Path, readme: Path, document: dict,
-                 ratio_shape: Optional[Shape] = None) -> list[str]:
+                 ratio_shape: Optional[Shape] = None, run: Optional[results_runs.Run] = None) -> list[str]:
     """Everything between the markers: caption, blank line, table. Blank lines around it keep Markdown
     renderers from gluing the table to the marker comments."""
-    return ["", caption(csv_path, readme, document), ""] + build_table(frame, readme, ratio_shape) + [""]
+    return (["", caption(csv_path, readme, document, run, frame), ""] + build_table(frame, readme, ratio_shape, run)
+            + [""])
 
 
 def _shape_argument(text: str) -> Shape:
@@ -153,18 +185,18 @@ def _shape_argument(text: str) -> Shape:
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Rewrite the kernel table between the kernel-table markers in the README from a "
-                    "`gemm compare` compare.csv.")
+        description="Rewrite the kernel table between the kernel-table markers of a Markdown file "
+                    "(docs/results.md) from a `gemm compare` compare.csv.")
     parser.add_argument("csv", type=Path, metavar="CSV", help="compare.csv written by `gemm compare --out DIR`")
     parser.add_argument("--readme", type=Path, default=DEFAULT_README, metavar="README",
-                        help="README to update (default: README.md at the repository root)")
+                        help="Markdown file to update (default: docs/results.md of this repository)")
     parser.add_argument("--ratio-at", type=_shape_argument, metavar="MxNxK",
                         help="the shape of the vs cuBLAS column (default: the largest square size)")
     parser.add_argument("--check", action="store_true",
                         help="change nothing; exit 1 when the table differs from what the CSV gives (for tests)")
     parser.add_argument("--marker", default="kernel-table", metavar="NAME",
                         help="the table's markers, <!-- NAME:begin --> and <!-- NAME:end --> (default: kernel-table), "
-                             "so one README can hold a table per GPU")
+                             "so one file can hold a table per GPU")
     return parser.parse_args(argv)
 
 
@@ -183,7 +215,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise InputError(f"{args.readme}: not UTF-8 text") from None
         if args.ratio_at is not None and args.ratio_at not in compare_csv.shapes(frame):
             raise InputError(f"{args.csv}: no measurement at {args.ratio_at.label()} for --ratio-at")
-        block = render_block(frame, args.csv, args.readme, compare_csv.load_compare_json(args.csv), args.ratio_at)
+        document = compare_csv.load_compare_json(args.csv)
+        root = repository_root(args.readme)
+        run = results_runs.for_csv(root, args.csv)
+        if run is not None:
+            results_runs.verify(run, root, document, compare_csv.kernels(frame))
+        block = render_block(frame, args.csv, args.readme, document, args.ratio_at, run)
         new = replace_between_markers(old, block, args.readme, markers(args.marker))
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)

@@ -1,6 +1,8 @@
-"""Tests for scripts/update_ladder_table.py on a scratch repository (registry, two chapters, a README), run as a
-subprocess; the repository's own README is checked by the CTest scripts_ladder_table."""
+"""Tests for scripts/update_ladder_table.py on a scratch repository (registry, two chapters, a README, and results
+runs declared in results/runs.json), run as a subprocess; the repository's own README is checked by the CTest
+scripts_ladder_table."""
 
+import json
 import subprocess
 import sys
 import tempfile
@@ -19,6 +21,8 @@ REGISTRY_CU = '    {0, "cublas", "the reference", Arch::kAny,\n'
 BEFORE = "# Title\n\nProse.\n\n"
 AFTER = "\nLater prose.\n"
 README = BEFORE + "<!-- ladder-table:begin -->\nold table\n<!-- ladder-table:end -->\n" + AFTER
+CSV_HEADER = ("kernel,name,m,n,k,ms_median,ms_q1,ms_q3,tflops,vs_cublas,max_rel_err,status,max_abs_err,rel_l2_err,"
+              "sm_clock_mhz,power_w")
 
 
 class UpdateLadderTableTest(unittest.TestCase):
@@ -47,15 +51,132 @@ class UpdateLadderTableTest(unittest.TestCase):
         expected = BEFORE + textwrap.dedent("""\
             <!-- ladder-table:begin -->
 
-            | # | chapter | adds | builds on | needs | shapes | lines changed |
-            | ---: | --- | --- | ---: | --- | --- | ---: |
-            | 00 | (runner) | the reference | — | any | any M, N, K | — |
-            | 01 | 01_first | the first idea | — | any | any M, N, K | — |
-            | 02 | [02_second](kernels/02_second.md) | the second idea, "quoted" | 01 | sm_90a | N, K multiples of 8 | +2 −1 |
+            | # | chapter | adds | builds on | lines changed |
+            | ---: | --- | --- | ---: | ---: |
+            | 00 | (runner) | the reference | — | — |
+            | 01 | 01_first | the first idea | — | — |
+            | 02 | [02_second](kernels/02_second.md) | the second idea, "quoted" | 01 | +2 −1 |
 
             <!-- ladder-table:end -->
             """) + AFTER
         self.assertEqual(self.readme.read_text(encoding="utf-8"), expected)
+
+    def write_run(self, directory, commit, rows, gpu="NVIDIA H100 80GB HBM3"):
+        """results/<directory>/compare.csv and compare.json: rows of (id, name, TFLOP/s, ratio) at 8192³."""
+        run = self.root / "results" / directory
+        run.mkdir(parents=True, exist_ok=True)
+        lines = [CSV_HEADER] + [f"{kernel},{name},8192,8192,8192,1.0,1.0,1.0,{tflops},{ratio},0,ok,0,0,1980,700"
+                                for kernel, name, tflops, ratio in rows]
+        (run / "compare.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        document = {"environment": {"gpu": gpu, "git_commit": commit},
+                    "settings": {"reps": 200, "warmup": 10, "cold_l2": True, "order": "interleaved"}}
+        (run / "compare.json").write_text(json.dumps(document), encoding="utf-8")
+
+    def declare(self, runs):
+        (self.root / "results").mkdir(exist_ok=True)
+        (self.root / "results" / "runs.json").write_text(json.dumps({"runs": runs}), encoding="utf-8")
+
+    def two_runs(self, commit_a="aaaaaaa", commit_b="bbbbbbb"):
+        self.write_run("gpu-a", commit_a, [(0, "cublas", 800.4, 1.0), (1, "first", 40.2, 0.05),
+                                           (2, "second", 812.6, 1.012)])
+        self.write_run("gpu-b", commit_b, [(0, "cublas", 821.0, 1.0), (1, "first", 42.0, 0.051),
+                                           (2, "second", 833.0, 1.014)])
+        self.declare([{"gpu": "A", "dir": "gpu-a", "commit": "aaaaaaa", "current": "0-2"},
+                      {"gpu": "B", "dir": "gpu-b", "commit": "bbbbbbb", "current": "0-1",
+                       "former": {"2": "old 02 (today's 05)"}}])
+
+    def table_rows(self):
+        text = self.readme.read_text(encoding="utf-8")
+        rows = [line for line in text.splitlines() if line.startswith("| ")]
+        return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows]
+
+    def test_figures_per_run_only_for_current_chapters(self):
+        self.two_runs()
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        header, _, cublas, first, second = self.table_rows()
+        self.assertEqual(header, ["#", "chapter", "adds", "builds on", "lines changed", "A TFLOP/s", "× cuBLAS",
+                                  "B TFLOP/s", "× cuBLAS"])
+        self.assertEqual(cublas[5:], ["800", "1.00×", "821", "1.00×"])
+        self.assertEqual(first[5:], ["40", "0.05×", "42", "0.05×"])
+        # Run B's kernel 02 is not today's chapter 02: no figure in its row, named under the table instead.
+        self.assertEqual(second[5:], ["813", "1.01×", "—", "—"])
+        text = self.readme.read_text(encoding="utf-8")
+        self.assertIn("TFLOP/s at 8192³ (median of the reps) and the ratio to cuBLAS timed in the same run, from one "
+                      "`gemm compare --out` run per GPU: "
+                      "A from [results/gpu-a/compare.csv](results/gpu-a/compare.csv) "
+                      "(commit aaaaaaa, 200 reps, cold L2), "
+                      "B from [results/gpu-b/compare.csv](results/gpu-b/compare.csv) "
+                      "(commit bbbbbbb, 200 reps, cold L2).\n", text)
+        self.assertIn("\nB: the run of commit bbbbbbb measured kernels 00-01 as they are today; its 02 was old 02 "
+                      "(today's 05): 833 TFLOP/s, 1.01× cuBLAS at 8192³.\n\n"
+                      "—: no measurement of the chapter as it is today.\n\n<!-- ladder-table:end -->", text)
+        self.assertEqual(self.run_script("--check").returncode, 0)
+
+    def test_a_run_of_another_commit_is_refused(self):
+        self.two_runs(commit_b="ccccccc")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("results/gpu-b/compare.json is of commit ccccccc, but results/runs.json declares bbbbbbb",
+                      result.stderr)
+        self.assertEqual(self.readme.read_text(encoding="utf-8"), README)
+
+    def test_a_current_kernel_under_another_name_is_refused(self):
+        self.write_run("gpu-a", "aaaaaaa", [(0, "cublas", 800.0, 1.0), (2, "renamed", 700.0, 0.9)])
+        self.declare([{"gpu": "A", "dir": "gpu-a", "commit": "aaaaaaa", "current": "0-2"}])
+        result = self.run_script()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("kernel 02 of the run is renamed, not today's chapter 02", result.stderr)
+
+    def test_the_shape_must_be_in_every_run(self):
+        self.two_runs()
+        result = self.run_script("--at", "4096x4096x4096")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no measurement at 4096³", result.stderr)
+
+    def git(self, *args):
+        result = subprocess.run(["git", "-C", str(self.root), "-c", "user.name=test", "-c", "user.email=test@test",
+                                 *args], capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result.stdout.strip()
+
+    def test_a_chapter_whose_code_changed_since_the_run_is_refused(self):
+        self.git("init", "-q")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "the run's commit")
+        commit = self.git("rev-parse", "--short=7", "HEAD")
+        self.write_run("gpu-a", commit, [(0, "cublas", 800.0, 1.0), (1, "first", 40.0, 0.05),
+                                         (2, "second", 812.0, 1.01)])
+        self.declare([{"gpu": "A", "dir": "gpu-a", "commit": commit, "current": "0-2"}])
+        source = self.root / "kernels" / "02_second.cu"
+        # Comments and blank lines may change: the chapter is still the one measured.
+        source.write_text("// a new header\n\nint a = 1;\n\nint b = 3;\nint c = 4;\n// a closing note\n",
+                          encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # Code may not: then the run no longer measures chapter 02 as it is.
+        source.write_text("// other header\n\nint a = 1;\nint b = 5;\nint c = 4;\n", encoding="utf-8")
+        result = self.run_script("--check")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(f"kernels/02_second.cu changed since commit {commit}", result.stderr)
+        # Declared no longer current, its figure leaves the table.
+        self.declare([{"gpu": "A", "dir": "gpu-a", "commit": commit, "current": "0-1"}])
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.table_rows()[4][5:], ["—", "—"])
+        self.assertIn(f"A: the run of commit {commit} measured kernels 00-01 as they are today; its 02 was 02 second "
+                      f"of {commit} (changed since): 812 TFLOP/s, 1.01× cuBLAS at 8192³.",
+                      self.readme.read_text(encoding="utf-8"))
+
+    def test_what_a_chapter_adds_takes_at_most_ten_words(self):
+        registry = self.root / "kernels" / "registry.inc"
+        ten = "one two three four five six seven eight nine ten"
+        registry.write_text(f'GEMM_KERNEL(1, first, 0, kAny, kAny, "{ten}")\n', encoding="utf-8")
+        self.assertEqual(self.run_script().returncode, 0)
+        registry.write_text(f'GEMM_KERNEL(1, first, 0, kAny, kAny, "{ten} eleven")\n', encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("what chapter 1 adds takes more than 10 words", result.stderr)
 
     def test_check(self):
         result = self.run_script("--check")
@@ -76,10 +197,13 @@ class UpdateLadderTableTest(unittest.TestCase):
             "base not earlier": ("kernels/registry.inc", 'GEMM_KERNEL(1, first, 1, kAny, kAny, "x")\n'),
             "no markers": ("README.md", "# Title\n"),
             "no cublas": ("kernels/registry.cu", "nothing\n"),
+            "long cublas": ("kernels/registry.cu", '{0, "cublas", "a b c d e f g h i j k", Arch::kAny,\n'),
+            "bad runs.json": ("results/runs.json", '{"runs": [{"gpu": "A"}]}'),
         }
         for case, (path, text) in cases.items():
             with self.subTest(case):
                 self.setUp()
+                (self.root / path).parent.mkdir(parents=True, exist_ok=True)
                 (self.root / path).write_text(text, encoding="utf-8")
                 result = self.run_script()
                 self.assertEqual(result.returncode, 2)

@@ -2,6 +2,7 @@
 results/run1/compare.csv + compare.json, kernels/) in a temporary directory and runs the script on it as a
 subprocess, so what is checked is the file the script actually leaves behind."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -127,6 +128,68 @@ class UpdateReadmeTableTest(unittest.TestCase):
         expected = ("\nTFLOP/s, median of 50 reps, cold L2, on NVIDIA H100 80GB HBM3 — from "
                     "[results/run1/compare.csv](results/run1/compare.csv).\n")
         self.assertIn(expected, self.readme.read_text(encoding="utf-8"))
+
+    def test_a_file_below_the_repository_links_upwards(self):
+        (self.root / "kernels" / "02_mma_sync.md").write_text("# mma_sync\n", encoding="utf-8")
+        docs = self.root / "docs"
+        docs.mkdir()
+        results = docs / "results.md"
+        results.write_text(README, encoding="utf-8")
+        result = run_script(self.csv, "--readme", results)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = results.read_text(encoding="utf-8")
+        self.assertIn("| 02 | [mma_sync](../kernels/02_mma_sync.md) |", text)
+        self.assertIn("— from [../results/run1/compare.csv](../results/run1/compare.csv).", text)
+
+    def set_commit(self, commit):
+        json_path = self.run_dir / "compare.json"
+        document = json.loads(json_path.read_text(encoding="utf-8"))
+        document["environment"]["git_commit"] = commit
+        json_path.write_text(json.dumps(document), encoding="utf-8")
+
+    def declare(self, **run):
+        for stem in ("01_simt_warptiling", "02_mma_sync", "03_tma_wgmma"):  # today's chapters, as verify wants
+            (self.root / "kernels" / f"{stem}.cu").write_text("int x;\n", encoding="utf-8")
+        (self.root / "results" / "runs.json").write_text(
+            json.dumps({"runs": [{"gpu": "H100", "dir": "run1", **run}]}), encoding="utf-8")
+
+    def test_caption_names_the_commit(self):
+        self.set_commit("abcdef1")
+        self.assertEqual(self.update().returncode, 0)
+        self.assertIn("\nTFLOP/s, median of 50 reps, cold L2, on NVIDIA H100 80GB HBM3, commit abcdef1 — from ",
+                      self.readme.read_text(encoding="utf-8"))
+
+    def test_a_declared_run_names_its_kernels_that_are_not_todays_chapters(self):
+        # Kernel 03 of this run was another kernel than today's chapter 03: its row keeps its figures under the
+        # declared label and never links to today's notes.
+        (self.root / "kernels" / "02_mma_sync.md").write_text("# mma_sync\n", encoding="utf-8")
+        (self.root / "kernels" / "03_tma_wgmma.md").write_text("# today's 03\n", encoding="utf-8")
+        self.set_commit("abcdef1")
+        self.declare(commit="abcdef1", current="0-2", former={"3": "old 03 (today's 09)"})
+        result = self.update()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = self.rows_by_id()
+        self.assertEqual(rows["03"]["kernel"], "old 03 (today's 09)")
+        self.assertEqual(rows["03"]["2048³"], "400")
+        self.assertEqual(rows["02"]["kernel"], "[mma_sync](kernels/02_mma_sync.md)")
+        self.assertIn("\nTFLOP/s, median of 50 reps, cold L2, on NVIDIA H100 80GB HBM3, commit abcdef1; "
+                      "kernels 00-02 as they are today, 03: old 03 (today's 09) — from ",
+                      self.readme.read_text(encoding="utf-8"))
+        self.assertEqual(run_script(self.csv, "--readme", self.readme, "--check").returncode, 0)
+
+    def test_a_kernel_neither_current_nor_labelled_is_named_with_its_commit(self):
+        self.set_commit("abcdef1")
+        self.declare(commit="abcdef1", current="0-2")
+        self.assertEqual(self.update().returncode, 0)
+        self.assertEqual(self.rows_by_id()["03"]["kernel"], "03 tma_wgmma of abcdef1 (changed since)")
+
+    def test_a_declared_run_of_another_commit_is_refused(self):
+        self.set_commit("1234567")
+        self.declare(commit="abcdef1", current="0-3")
+        result = self.update()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("compare.json is of commit 1234567, but results/runs.json declares abcdef1", result.stderr)
+        self.assertEqual(self.readme.read_text(encoding="utf-8"), README)
 
     def test_caption_without_compare_json(self):
         (self.run_dir / "compare.json").unlink()

@@ -1,0 +1,171 @@
+"""What each results run measured: results/runs.json, read by update_ladder_table.py and update_readme_table.py.
+
+A results run (results/<dir>/compare.csv, written by `gemm compare --out`) was taken with the kernels of one commit.
+A chapter changed since then is not measured by it any more, even where its number and name stayed (kernel 09 of
+commit 4fa6af9 held what is now chapters 09-15). results/runs.json says, per run, which chapters are `current` (the
+run's kernel is today's chapter of that number) and, for the run's other kernels, the label to show them under:
+
+    {"runs": [{"gpu": "H100", "dir": "nvidia-h100", "commit": "4fa6af9", "current": "0-8",
+               "former": {"9": "old 09 (today's 15)"}}]}
+
+`verify` holds the declaration against compare.json (its git_commit must be the run's commit, and every current
+kernel must be in the CSV under today's name) and, where git has the commit, against the code: a current chapter's
+kernels/NN_name.cu may differ from the commit's only in comment and blank lines. So when a chapter's code changes,
+the tables stop showing the old run's figures as its own until the declaration says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+from compare_csv import CUBLAS_ID, InputError
+
+RUNS_FILE = Path("results") / "runs.json"
+ID_RANGES = re.compile(r"^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$")
+
+
+@dataclass(frozen=True)
+class Run:
+    gpu: str  # the label of the run's columns, "H100"
+    directory: Path  # absolute: root/results/<dir>
+    commit: str  # the commit the run was taken with
+    current: frozenset  # ids whose kernel in the run is today's chapter of that number
+    former: dict = field(default_factory=dict)  # id -> label for the run's kernels that are not current
+
+    @property
+    def csv(self) -> Path:
+        return self.directory / "compare.csv"
+
+    def is_current(self, kernel_id: int) -> bool:
+        return kernel_id == CUBLAS_ID or kernel_id in self.current
+
+    def label(self, kernel_id: int, name: str) -> str:
+        """How a kernel of the run that is not today's chapter is named: its declared label, else its number and
+        name with the commit."""
+        return self.former.get(kernel_id) or f"{kernel_id:02d} {name} of {self.commit} (changed since)"
+
+
+def parse_ids(text: str) -> frozenset:
+    """`0-8,10` -> {0, ..., 8, 10}."""
+    if not isinstance(text, str) or not ID_RANGES.match(text):
+        raise InputError(f"bad list of chapter ids {text!r}: expected e.g. 0-8,10")
+    ids = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        low_id, high_id = int(low), int(high or low)
+        if high_id < low_id:
+            raise InputError(f"bad range {part.strip()!r} in {text!r}")
+        ids.update(range(low_id, high_id + 1))
+    return frozenset(ids)
+
+
+def format_ids(ids: Iterable[int]) -> str:
+    """{0, ..., 8, 10} -> `00-08, 10`."""
+    ordered = sorted(ids)
+    parts = []
+    start = previous = None
+    for value in ordered + [None]:
+        if previous is not None and value == previous + 1:
+            previous = value
+            continue
+        if start is not None:
+            parts.append(f"{start:02d}" if start == previous else f"{start:02d}-{previous:02d}")
+        start = previous = value
+    return ", ".join(parts)
+
+
+def load(root: Path) -> list[Run]:
+    """The runs declared in root/results/runs.json, in its order; [] when there is no such file."""
+    path = root / RUNS_FILE
+    if not path.is_file():
+        return []
+    try:
+        with open(path, encoding="utf-8") as file:
+            document = json.load(file)
+    except (OSError, ValueError) as error:
+        raise InputError(f"{path}: not readable JSON ({error})") from None
+    runs = document.get("runs") if isinstance(document, dict) else None
+    if not isinstance(runs, list):
+        raise InputError(f"{path}: needs a list \"runs\"")
+    result = []
+    for number, entry in enumerate(runs, 1):
+        where = f"{path}: run {number}"
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(key), str) and entry[key].strip()
+                                                   for key in ("gpu", "dir", "commit", "current")):
+            raise InputError(f"{where}: needs the strings gpu, dir, commit and current")
+        former = entry.get("former", {})
+        if not isinstance(former, dict) or not all(key.isdigit() and isinstance(value, str) and value.strip()
+                                                   for key, value in former.items()):
+            raise InputError(f"{where}: former must map ids to labels")
+        try:
+            current = parse_ids(entry["current"])
+        except InputError as error:
+            raise InputError(f"{where}: {error}") from None
+        former_ids = {int(key): value for key, value in former.items()}
+        if current & former_ids.keys():
+            raise InputError(f"{where}: chapter {min(current & former_ids.keys()):02d} is both current and former")
+        result.append(Run(entry["gpu"], (root / "results" / entry["dir"]).resolve(), entry["commit"], current,
+                          former_ids))
+    return result
+
+
+def for_csv(root: Path, csv_path: Path) -> Optional[Run]:
+    """The declared run whose compare.csv this is, or None."""
+    resolved = Path(csv_path).resolve()
+    return next((run for run in load(root) if run.csv == resolved), None)
+
+
+def same_commit(a: str, b: str) -> bool:
+    """Whether two (possibly abbreviated) hashes name the same commit: one is a prefix of the other."""
+    a, b = a.strip().lower(), b.strip().lower()
+    return len(min(a, b, key=len)) >= 7 and (a.startswith(b) or b.startswith(a))
+
+
+def kernel_file(root: Path, kernel_id: int) -> Optional[Path]:
+    files = sorted((root / "kernels").glob(f"{kernel_id:02d}_*.cu"))
+    return files[0] if len(files) == 1 else None
+
+
+def code_changed_since(root: Path, commit: str, path: Path) -> Optional[bool]:
+    """Whether `path` differs from its version at `commit` in anything but comment and blank lines; None when git
+    cannot tell (no git, not a repository, or the commit is not at hand, as in a shallow clone)."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60)
+    try:
+        if git("rev-parse", "-q", "--verify", f"{commit}^{{commit}}").returncode != 0:
+            return None
+        result = git("diff", "--quiet", "--ignore-blank-lines", "-I", r"^[[:space:]]*//", commit, "--",
+                     str(path.resolve()))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {0: False, 1: True}.get(result.returncode)
+
+
+def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]]) -> None:
+    """Raises InputError when the run's compare.json or today's code contradicts the declaration. `document` is
+    the run's compare.json, `kernels` the (id, name) pairs of its CSV."""
+    root = Path(root).resolve()
+    environment = document.get("environment") if isinstance(document, dict) else None
+    commit = environment.get("git_commit") if isinstance(environment, dict) else None
+    relative = run.directory.relative_to(root) if run.directory.is_relative_to(root) else run.directory
+    if not isinstance(commit, str) or not same_commit(commit, run.commit):
+        raise InputError(f"{relative}/compare.json is of commit {commit}, but {RUNS_FILE} declares {run.commit}: "
+                         f"say there which chapters that run measured as they are today")
+    names = dict(kernels)
+    for kernel_id in sorted(run.current - {CUBLAS_ID}):
+        if kernel_id not in names:
+            continue  # declared current, not measured: no figure to show
+        path = kernel_file(root, kernel_id)
+        if path is None or path.stem != f"{kernel_id:02d}_{names[kernel_id]}":
+            raise InputError(f"{relative}: kernel {kernel_id:02d} of the run is {names[kernel_id]}, not today's "
+                             f"chapter {kernel_id:02d} ({path.name if path else 'none'}); {RUNS_FILE} declares it "
+                             f"current")
+        if code_changed_since(root, run.commit, path):
+            raise InputError(f"{path.relative_to(root)} changed since commit {run.commit} (in more than comments), "
+                             f"and {RUNS_FILE} declares that commit's run {relative} current for chapter "
+                             f"{kernel_id:02d}: take {kernel_id:02d} out of the run's \"current\" (or measure again)")
