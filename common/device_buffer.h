@@ -1,5 +1,5 @@
 // RAII for device memory: a cudaMalloc'd array freed when its owner goes. Used by the runner for A, B and C,
-// and by launchers that keep a table on the device (kernel 09's tile order).
+// and by launchers that keep a table on the device (the tile orders of kernels 09-14).
 #pragma once
 
 #include <cuda_runtime.h>

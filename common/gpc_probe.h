@@ -1,5 +1,5 @@
-// Which clusters of a launch run on one GPC, found by probes. Introduced by kernel 09 (its kernels hand each
-// round's tiles out GPC by GPC: common/gpc_rounds.h).
+// Which clusters of a launch run on one GPC, found by probes. Introduced by kernel 13 (kernels 13 and 14 hand
+// each round's tiles out GPC by GPC: common/gpc_rounds.h).
 //
 // CUDA promises one thing about where CTAs run: the CTAs of a cluster are scheduled onto one GPC (CUDA C++
 // Programming Guide, "Thread Block Clusters"). Which GPC, and which SMs a launch's clusters land on, it leaves to the
@@ -9,7 +9,7 @@
 //     per SM, as many clusters as fit; SMs that ever share a cluster share a GPC (a union-find over the SMs). SMs no
 //     cluster joined to others stay alone: the labels can split a GPC, never merge two.
 //   - the placement: one launch shaped like the kernel's (grid, threads, shared memory, cluster size), recording the
-//     SM of each cluster's first CTA. Repeated launches of one shape land on the same SMs (kernel 09's notes), but
+//     SM of each cluster's first CTA. Repeated launches of one shape land on the same SMs (kernel 13's notes), but
 //     nothing promises it: a label that is wrong costs speed, never a result (common/gpc_rounds.h).
 //
 // Host code; every CUDA call is checked (a failure throws CudaError). Kernels call it when they are prepared for a

@@ -1,14 +1,14 @@
 // Rounds of cluster tiles handed out GPC by GPC, so that the clusters of one GPC compute tiles of one row and ask
-// for the same A panel together. Introduced by kernel 09 (both its kernels; the notes' "A GPC's clusters on one
-// row").
+// for the same A panel together. Introduced by kernel 13 (kSortedRows); kernel 14 adds kRowPerGpc and the groups of
+// its per-GPC round barriers (gpc_groups).
 //
 // Why. A persistent kernel's round j is the tiles at positions [j·C, (j+1)·C) of its order, C clusters, one each.
 // Which cluster takes which of them changes nothing in DRAM (the round reads the same panels), but it changes what
 // the L2 reads: the L2's request coalescer serves several SMs' requests for the same sectors with one read when
-// they arrive together from SMs of one GPC (kernel 09's notes and docs/log/09-15_against_cublas.md measure it), and the
-// clusters of one GPC are not consecutive clusters: the hardware deals a launch's clusters out over the GPCs. With
-// cluster c taking position j·C + c, the clusters of a GPC hold tiles of several rows, and most of their requests
-// for A find no partner.
+// they arrive together from SMs of one GPC (kernel 13's notes and docs/log/09-15_against_cublas.md measure it), and
+// the clusters of one GPC are not consecutive clusters: the hardware deals a launch's clusters out over the GPCs.
+// With cluster c taking position j·C + c, the clusters of a GPC hold tiles of several rows, and most of their
+// requests for A find no partner.
 //
 // How. Two ways of dealing a round (`GpcDealing`):
 //   - kSortedRows: the round's tiles, sorted by row, then column, dealt out in that order to the clusters GPC by GPC

@@ -12,7 +12,7 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads
 }
 
 // Arrive without waiting (bar.arrive): the threads that sync on `id` go on once `threads` have arrived or synced.
-// Kernel 09's ping-pong hands a warpgroup's turn to the other with it.
+// Kernel 14's ping-pong hands a warpgroup's turn to the other with it.
 __device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }

@@ -1,14 +1,15 @@
-// Which of kernel 09's two kernels a problem gets (host side; kernels/09_hilbert.cu, its notes' "Warpgroups in
-// turn where tiles are short").
+// Which of kernels 13 and 14 a problem gets (host side): the cost model by which kernel 15 dispatches
+// (kernels/15_dispatch.cu and its notes). Introduced by kernel 14, which takes its tile width from it
+// (pingpong_width, estimate_pingpong); kernel 15 adds the choice.
 //
-// 09's cooperative kernel computes 128 × 256 tiles with both consumer warpgroups on one tile, and the tensor pipe
-// idles at every tile boundary while they store C and wait for the next tile's first stage: its SMs are active about
-// 3.3 k cycles per tile beyond the multiplies (H100, LLM shape; docs/log/09-15_against_cublas.md, "What would still close
-// the gap"), which costs most where tiles are short (small K). Its
-// ping-pong kernel computes 128 × 176 or 128 × 184 tiles, each consumer warpgroup a whole tile in turn, so that
-// one's epilogue runs under the other's main loop; its tiles read more operand bytes per output, it pads N to a
-// multiple of its width, and it has no split of the last round, so it pays only where its rounds of cluster tiles
-// come out nearly whole.
+// Kernel 13, the cooperative kernel, computes 128 × 256 tiles with both consumer warpgroups on one tile, and the
+// tensor pipe idles at every tile boundary while they store C and wait for the next tile's first stage: its SMs are
+// active about 3.3 k cycles per tile beyond the multiplies (H100, LLM shape, measured on the old kernel 09's
+// cooperative kernel; docs/log/09-15_against_cublas.md, "What would still close the gap"), which costs most where
+// tiles are short (small K). Kernel 14, the ping-pong kernel, computes 128 × 176 or 128 × 184 tiles, each consumer
+// warpgroup a whole tile in turn, so that one's epilogue runs under the other's main loop; its tiles read more
+// operand bytes per output, it pads N to a multiple of its width, and it has no split of the last round, so it pays
+// only where its rounds of cluster tiles come out nearly whole.
 //
 // The rule compares cycles per SM from a model of each (k blocks of 64; the dense bf16 rate of an SM is 4096
 // flops a cycle, so a 128 × 256 × 64 block is 1024 cycles and a 128 × w × 64 block 4w: 704 for 176, 736 for 184):
@@ -21,19 +22,19 @@
 // and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's
 // late start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it
 // measured level) and the model puts it kPingPongMargin ahead. The constants come from profiles of a few shapes; the
-// shapes the rule was checked on after it was written down are in the notes.
+// shapes the rule was checked on after it was written down are in kernel 15's notes.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
 
 namespace gemm {
 
-constexpr double kCooperativeBoundaryCycles = 3300;  // 09's cycles per tile beyond its multiplies (H100)
+constexpr double kCooperativeBoundaryCycles = 3300;  // 13's cycles per tile beyond its multiplies (H100)
 constexpr double kPingPongOverhead = 1.01;           // the ping-pong's cycles over its whole rounds (H100)
 constexpr double kPingPongMargin = 1.02;             // how far ahead the model must put it
 constexpr int kPingPongMinRounds = 16;
 
-// The ping-pong kernel's tile widths (kernels/09_hilbert.cu instantiates it for each). A consumer thread holds w
+// The ping-pong kernel's tile widths (kernels/14_pingpong.cu instantiates it for each). A consumer thread holds w
 // accumulators; with addressing and C's packing both fit in its 232 registers without spilling (the SASS test).
 constexpr int kPingPongWidthCount = 2;
 __host__ __device__ constexpr int pingpong_width(int index) { return index == 0 ? 176 : 184; }

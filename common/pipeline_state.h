@@ -29,7 +29,7 @@ struct PipelineState {
       phase ^= 1u;
     }
   }
-  // `steps` stages at once (kernel 09's ping-pong: a warpgroup's position passes the other's tile by).
+  // `steps` stages at once (kernel 14's ping-pong: a warpgroup's position passes the other's tile by).
   __host__ __device__ void advance(int steps) {
     const int total = stage + steps;
     stage = total % kStages;

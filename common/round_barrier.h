@@ -1,13 +1,13 @@
 // Keeping a persistent grid in step: the producers meet at the start of every round of tiles. Introduced by
-// kernel 09.
+// kernel 10; kernel 14 adds GroupRoundBarriers (one barrier per GPC).
 //
 // Why. A tile order makes the tiles of one round (one per worker) share operand panels, but the sharing saves
 // DRAM reads only if the workers read each k block of a shared panel at about the same time: the L2 (50 MB on
 // an H100) keeps a few dozen k blocks of a round's panels, not a whole tile's K. A persistent grid starts in
 // step and then drifts, each worker at its own pace; the drift adds up over the rounds. At 16384³ (62 rounds of
-// 256 k blocks) a per cent of difference in pace is more than a hundred k blocks by the end, and kernel 09 read
-// 22.5 GB from DRAM where a round in step reads about 9 (kernel 09's notes). Meeting at the start of every
-// round bounds the drift to what one round adds.
+// 256 k blocks) a per cent of difference in pace is more than a hundred k blocks by the end: the old kernel 09
+// (the Hilbert order and chapter 11's split, no barrier; an H100) read 22.5 GB from DRAM where a round in step
+// reads about 9 (kernel 10's notes). Meeting at the start of every round bounds the drift to what one round adds.
 //
 // How. One 32-bit counter in global memory. Every CTA's producer adds 1 to it after issuing the last load of
 // each full round (a round in which every worker has a whole tile), and before the first load of round r ≥ 1
@@ -69,8 +69,8 @@ struct RoundBarrier {
 #endif
 };
 
-// Round barriers of groups of clusters, one counter each: kernel 09's ping-pong kernel keeps the clusters of each GPC
-// in step, not the whole grid (common/gpc_rounds.h deals a GPC's clusters the tiles of one row). The same rule as
+// Round barriers of groups of clusters, one counter each: kernel 14 keeps the clusters of each GPC in step, not the
+// whole grid (common/gpc_rounds.h deals a GPC's clusters the tiles of one row). The same rule as
 // above within a group: a launch's base in each group follows from its index (`RoundBarrier::base_of_launch`).
 struct GroupRoundBarriers {
   uint32_t* counters = nullptr;                // one per group, zero when the kernel is prepared

@@ -19,7 +19,7 @@ namespace gemm {
 // 65536 shared evenly, in steps of 8 (ptxas allocates registers in multiples of 8 per thread). For more than 256
 // threads, where that share is below the 255 registers a thread can address.
 constexpr int launch_register_cap(int threads) { return 65536 / threads / 8 * 8; }
-static_assert(launch_register_cap(384) == 168, "the cap ptxas reports for kernels 05-09 (\"Used 168 registers\")");
+static_assert(launch_register_cap(384) == 168, "the cap ptxas reports for kernels 05-14 (\"Used 168 registers\")");
 
 // Whether one producer warpgroup at `producer_registers` and `consumers` consumer warpgroups at
 // `consumer_registers` fit the registers their CTA is launched with: setmaxnreg only moves registers between them.

@@ -1,4 +1,5 @@
-// stmatrix: the store counterpart of ldmatrix (PTX ISA: "stmatrix"). Introduced by kernel 08.
+// stmatrix: the store counterpart of ldmatrix (PTX ISA: "stmatrix"). Introduced by kernel 08; kernel 14 adds the
+// x2 and x1 forms.
 //
 // stmatrix.x4 writes four 8 × 8 matrices of 16-bit elements. Every lane holds one 32-bit register per matrix
 // with two neighbouring elements: register j of lane l is row l / 4, columns 2(l % 4) and 2(l % 4) + 1 of
@@ -20,13 +21,13 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t smem_row_address, uint32_t 
 }
 
 // Two 8 × 8 matrices: lanes 0-15 give the row addresses (8j .. 8j + 7 for matrix j), every lane its two
-// registers. Kernel 09's ping-pong stores a box's last 16 columns with it. SASS: STSM.16.M88.2.
+// registers. Kernel 14's ping-pong stores a box's last 16 columns with it. SASS: STSM.16.M88.2.
 __device__ __forceinline__ void stmatrix_x2(uint32_t smem_row_address, uint32_t r0, uint32_t r1) {
   asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};\n" ::"r"(smem_row_address), "r"(r0), "r"(r1)
                : "memory");
 }
 
-// One 8 × 8 matrix: lanes 0-7 give the row addresses, every lane its register. Kernel 09's ping-pong stores the
+// One 8 × 8 matrix: lanes 0-7 give the row addresses, every lane its register. Kernel 14's ping-pong stores the
 // last 8 columns of a 56-column box with it (its 128 × 184 tile). SASS: STSM.16.M88 (no .2 or .4).
 __device__ __forceinline__ void stmatrix_x1(uint32_t smem_row_address, uint32_t r0) {
   asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};\n" ::"r"(smem_row_address), "r"(r0) : "memory");

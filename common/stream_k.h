@@ -24,7 +24,7 @@
 // contributors did before anything else: every worker is resident at once (a persistent grid), so nobody
 // waits in a cycle.
 //
-// Splitting has a price: a partial-sum round trip through the L2 per worker (128 KB per CTA of kernel 09),
+// Splitting has a price: a partial-sum round trip through the L2 per worker (128 KB per CTA of kernels 11-13),
 // owners that wait for it at the end, and workers at different k positions on neighbouring tiles, which share
 // fewer operand loads in the L2 than a round of whole tiles in step. Measured on an H100 (kernel 11's notes)
 // it is worth about 30 k blocks of a worker's time, so the policy splits only when the last round leaves at

@@ -1,5 +1,6 @@
 // The order in which a persistent kernel visits the output tiles. Introduced by kernel 06; kernel 07 walks
-// cluster tiles with it, kernel 09 replaces the order by a Hilbert curve (common/hilbert_order.h).
+// cluster tiles with it, kernel 09 replaces the order by a Hilbert curve (common/hilbert_order.h), and kernel 14
+// returns to it.
 //
 // A persistent kernel launches one CTA per SM; CTA b of W takes the tiles at positions b, b + W, b + 2W, ...
 // of an order. All CTAs run at about the same speed, so the W tiles at positions [wW, (w+1)W) are in flight

@@ -1,5 +1,5 @@
-// wgmma: Hopper's warpgroup-level asynchronous matrix multiply. Introduced by kernel 03; the descriptors
-// it reads its operands through are in common/wgmma_descriptor.h.
+// wgmma: Hopper's warpgroup-level asynchronous matrix multiply. Introduced by kernel 03 (kernel 05 adds m64n256,
+// kernel 14 m64n176 and m64n184); the descriptors it reads its operands through are in common/wgmma_descriptor.h.
 //
 // A warpgroup is 4 consecutive warps (128 threads, the first warp index a multiple of 4). wgmma.mma_async
 // multiplies a 64×16 tile of A by a 16×N tile of B, both read straight from shared memory through 64-bit
@@ -69,7 +69,7 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t descri
 }
 
 // D(64×176, fp32, registers) = A(64×16, smem) · B(176×16, smem)ᵀ + (accumulate ? D : 0) for one warpgroup:
-// kernel 09's ping-pong tile, 128 × 176, is two of these per k step. SASS: HGMMA.64x176x16.F32.BF16.
+// kernel 14's ping-pong tile, 128 × 176, is two of these per k step. SASS: HGMMA.64x176x16.F32.BF16.
 __device__ __forceinline__ void wgmma_m64n176k16(float (&d)[88], uint64_t descriptor_a, uint64_t descriptor_b,
                                                  bool accumulate = true) {
   asm volatile(
@@ -101,7 +101,7 @@ __device__ __forceinline__ void wgmma_m64n176k16(float (&d)[88], uint64_t descri
 }
 
 // D(64×184, fp32, registers) = A(64×16, smem) · B(184×16, smem)ᵀ + (accumulate ? D : 0) for one warpgroup:
-// kernel 09's ping-pong tile 128 × 184, for N that 184 fills in fewer rounds. SASS: HGMMA.64x184x16.F32.BF16.
+// kernel 14's ping-pong tile 128 × 184, for N that 184 fills in fewer rounds. SASS: HGMMA.64x184x16.F32.BF16.
 __device__ __forceinline__ void wgmma_m64n184k16(float (&d)[92], uint64_t descriptor_a, uint64_t descriptor_b,
                                                  bool accumulate = true) {
   asm volatile(

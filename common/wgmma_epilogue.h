@@ -1,7 +1,7 @@
 // Writing a warpgroup's wgmma accumulators to C: straight from the registers (store_accumulators_m64,
 // introduced by kernel 03), staged in shared memory for a TMA store (stage_accumulators_m64, kernel 08), or
 // packed to bf16 first and staged later, once the accumulators are busy again (pack_accumulator_chunks and
-// stage_packed_m64, kernel 09), or one warp's rows at a time, each warp on its own (store_warp_box, kernel 09's
+// stage_packed_m64, kernel 12), or one warp's rows at a time, each warp on its own (store_warp_box, kernel 14's
 // ping-pong).
 #pragma once
 
@@ -114,12 +114,12 @@ __device__ __forceinline__ void store_staged_round(const CUtensorMap* map_c, bf1
   }
 }
 
-// One warp's part of C, staged and stored by the warp alone (kernel 09's ping-pong): rows 8 · kGroup .. + 7 of the
+// One warp's part of C, staged and stored by the warp alone (kernel 14's ping-pong): rows 8 · kGroup .. + 7 of the
 // warp's 16 rows of an m64nN accumulator, its 8-column chunks kFirstChunk .. + kColumns / 8 - 1, as one box of 8 rows
 // × kColumns (at most 64: 128 bytes, the 128-byte swizzle's span) in the warp's 1 KB `slot`. The slot's rows are 128
 // bytes apart and chunk c of row r sits at swizzled_chunk_offset(r, c), as the TMA store of a box with the 128-byte
 // swizzle expects, whatever kColumns (a narrower box keeps the span as its row pitch in shared memory: the driver's
-// documentation does not say so, kernel 09's GPU tests of its 48- and 56-column boxes do). Lane 0 first waits until
+// documentation does not say so, kernel 14's GPU tests of its 48- and 56-column boxes do). Lane 0 first waits until
 // the box stored from this slot two boxes ago has been read (each warp alternates between two slots), and at the end
 // sends the box to columns col .. and rows row .. row + 7 of C. No barrier with the other warps: each writes and sends
 // only its own rows.

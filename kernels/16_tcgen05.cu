@@ -1,8 +1,10 @@
-// Kernel 10 — tcgen05: Blackwell's tensor cores, with the accumulator in Tensor Memory. sm_100a only.
+// Kernel 16 — tcgen05: Blackwell's tensor cores, with the accumulator in Tensor Memory. sm_100a only.
 //
 // On Hopper (kernels 03-05) a warpgroup issues wgmma and the accumulator occupies its registers: a 128 × 256
-// fp32 tile costs two consumer warpgroups 128 registers per thread, which is why kernel 05 had to move
-// registers with setmaxnreg. Blackwell's fifth-generation tensor core (tcgen05) changes the contract:
+// fp32 tile costs two consumer warpgroups 128 registers per thread. Kernel 05 moves registers to them with
+// setmaxnreg, though its notes found they fit without it (154 registers, no spills); the budget binds once a
+// consumer holds more (a 256 × 192 tile, 192 accumulators a thread, spills without it). Blackwell's
+// fifth-generation tensor core (tcgen05) changes the contract:
 //
 //   one thread     issues tcgen05.mma for the whole CTA: M = 128, N = 256, K = 16 per instruction, both
 //                  operands read from shared memory through descriptors (common/tcgen05_descriptor.h)
@@ -21,9 +23,9 @@
 //   warp 1      TMEM allocator (whole warp) and MMA issuer (one thread): 4 × tcgen05.mma per k block
 //   warps 2-5   epilogue: wait for the accumulator, tcgen05.ld, convert to bf16, TMA-store C
 //
-// One CTA computes one 128 × 256 tile and exits (kernel 11 makes the grid persistent). The tcgen05.fence
+// One CTA computes one 128 × 256 tile and exits (kernel 17 makes the grid persistent). The tcgen05.fence
 // pairs around every thread barrier that hands TMEM from one thread to another are the part ptxas cannot
-// check; kernels/10_tcgen05.md derives each one.
+// check; kernels/16_tcgen05.md derives each one.
 //
 // Shared memory (227 KB per CTA available on sm_100):
 //   ring     4 stages × (A 16 KB + B 32 KB)                      = 192 KB

@@ -61,7 +61,7 @@ void require_shape(const KernelInfo& kernel, const Shape& shape) {
 // ---- the GPU -----------------------------------------------------------------------------------------
 
 // A kernel's launcher, prepared for `problem`, with its set-up finished on the device. Launchers may copy
-// tables and clear flags with cudaMemcpy and cudaMemset (kernel 09 does), which run on the legacy default
+// tables and clear flags with cudaMemcpy and cudaMemset (kernels 09-14 do), which run on the legacy default
 // stream and may return before the device has done them; the runner's streams are non-blocking and would not
 // wait for them. An event behind them on that stream, waited for within a limit like every wait on the GPU.
 GemmLaunch prepared(const KernelInfo& kernel, const GemmProblem& problem) {

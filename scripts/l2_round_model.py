@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A model of what kernel 09's rounds read from DRAM, walking K upwards in every round or up and down by turns.
+"""A model of what kernel 10's rounds read from DRAM, walking K upwards in every round or up and down by turns.
 
     l2_round_model.py [--gemm build/gemm] [--clusters 66] [--l2-mib 25,40,50] MxNxK [MxNxK ...]
 
@@ -8,11 +8,11 @@ cluster tile (2 × 1 CTAs of 128 × 256) reads at one k block of 64. A round is 
 tiles of the Hilbert order, and all of them read the same k block at the same time (the round barrier keeps them
 close); at a round's end its C tiles (128 KB each) are written through the cache. DRAM reads are the operand
 slabs that miss. The model knows nothing of time, of the L2's two halves or its hashing, and treats the split
-round's tiles as whole ones: it is for predictions, not measurements (kernel 09's notes, "Up and down along K",
-compare it with Nsight Compute).
+round's tiles as whole ones: it is for predictions, not measurements (the lab notebook
+docs/log/09-15_one_chapter.md, "Up and down along K", and kernel 10's notes compare it with Nsight Compute).
 
-The order comes from the built runner (`gemm layout tile-order hilbert --full`), which draws the table kernel 09
-is given, so the model and the kernel cannot disagree about it.
+The order comes from the built runner (`gemm layout tile-order hilbert --full`), which draws the table kernels
+09-12 are given, so the model and the kernels cannot disagree about it.
 
 Exit codes: 0 done, 2 bad input or the runner failed.
 """
@@ -26,7 +26,7 @@ import subprocess
 import sys
 from collections import OrderedDict
 
-TILE = 256         # rows of a cluster tile along M and along N (kernel 09: 2 × 1 CTAs of 128 × 256)
+TILE = 256         # rows of a cluster tile along M and along N (kernels 09-13: 2 × 1 CTAs of 128 × 256)
 BLOCK_K = 64       # k elements per k block
 SLAB_BYTES = TILE * BLOCK_K * 2   # bf16: one slab of A or B, 32 KB
 C_SLABS = TILE * TILE * 2 // SLAB_BYTES  # a cluster tile of C in slabs: 128 KB
@@ -68,7 +68,7 @@ def fail(message: str) -> None:
 
 
 def hilbert_order(gemm: str, m: int, n: int, clusters: int) -> list[tuple[int, int]]:
-    """The cluster tiles in the order kernel 09 visits them, read from `gemm layout tile-order hilbert --full`."""
+    """The cluster tiles in the order kernels 09-12 visit them, read from `gemm layout tile-order hilbert --full`."""
     command = [gemm, "layout", "tile-order", "hilbert", "--m", str(m), "--n", str(n), "--tile-m", str(TILE),
                "--tile-n", str(TILE), "--sms", str(clusters), "--full"]
     try:

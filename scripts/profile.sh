@@ -5,12 +5,12 @@
 #
 #   scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE | MxNxK]      (report on stdout; default 4096)
 #
-# The kernel profiled is the validated launch of `gemm run`: the first launch of `<name>_kernel` (or
-# `<name>_<word>_kernel`: kernel 09 launches hilbert_pingpong_kernel on some shapes) inside the runner's NVTX range
-# "gemm run". For the cuBLAS reference (id 0) it is the first launch there of a kernel named
-# like cuBLAS's Hopper GEMMs (nvjet_*, or CUTLASS's sm90_* names): the algorithm the runner's selection kept, the
-# one its timed reps use. (Without the range it would be the first candidate the selection tries, usually
-# another kernel.)
+# The kernel profiled is the validated launch of `gemm run`: the first launch of `<name>_kernel` (chapter 15,
+# dispatch, has none of its own: there, of chapter 13's gpc_rounds_kernel or chapter 14's pingpong_kernel,
+# whichever its cost model picks for the shape) inside the runner's NVTX range "gemm run". For the cuBLAS
+# reference (id 0) it is the first launch there of a kernel named like cuBLAS's Hopper GEMMs (nvjet_*, or
+# CUTLASS's sm90_* names): the algorithm the runner's selection kept, the one its timed reps use. (Without the
+# range it would be the first candidate the selection tries, usually another kernel.)
 set -euo pipefail
 gemm=${1:?usage: scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE | MxNxK]}
 id=${2:?usage: scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE | MxNxK]}
@@ -19,13 +19,8 @@ IFS=x read -r m n k <<<"$size"
 shape=(--m "$m" --n "${n:-$m}" --k "${k:-$m}")
 name=$("$gemm" list | awk -v id="$id" '$1 == id { print $2 }')
 [ -n "$name" ] || { echo "profile.sh: no kernel $id in \`$gemm list\`" >&2; exit 2; }
-# A chapter without a kernel of its own (15, the dispatch) launches another chapter's: profile that one.
-source_file=$(ls "$(dirname "$0")/../kernels/$(printf '%02d' "$id")_${name}.cu" 2>/dev/null || true)
-if [ "$id" != 0 ] && [ -n "$source_file" ] && ! grep -q "__global__" "$source_file"; then
-  echo "profile.sh: chapter $id ($name) has no kernel of its own; profile the chapter whose kernel it launches" >&2
-  exit 2
-fi
-kernel_regex="${name}(_[a-z]+)?_kernel"
+kernel_regex="${name}_kernel"
+[ "$name" = dispatch ] && kernel_regex="gpc_rounds_kernel|pingpong_kernel"
 [ "$id" = 0 ] && kernel_regex="nvjet|sm90_|cutlass"
 exec ncu --clock-control none --nvtx --nvtx-include "gemm run/" --kernel-name "regex:${kernel_regex}" --launch-count 1 \
   --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \

@@ -3,7 +3,7 @@
 // GH100 has 8 GPCs of at most 9 TPCs, 2 SMs each (NVIDIA H100 Tensor Core GPU Architecture whitepaper, "H100 SM
 // architecture"): a group of SMs with one label may hold at most 18, or the union-find joined two GPCs. Clusters of
 // 8 CTAs, portable, fit on every GPC of an H100 or H200, so the probes must join most SMs into groups of 8 or more
-// (on the machines measured, 124 of 132). The labels of a launch like kernel 09's ping-pong kernel's (66 clusters of
+// (on the machines measured, 124 of 132). The labels of a launch like kernel 14's ping-pong kernel's (66 clusters of
 // 2 CTAs) are then one per cluster, each the label of an SM, and as many clusters share one as the GPC holds pairs:
 // at most 9. Exit 0 pass, 1 fail, 77 no GPU or not a Hopper GPU.
 #include <algorithm>
@@ -43,7 +43,7 @@ int run() {
   std::printf("%s %d of %d SMs in groups of 8 or more\n", found ? "ok  " : "FAIL", in_big_groups, gpu.sm_count);
   failures += !found;
 
-  // A launch shaped like kernel 09's ping-pong kernel's: one CTA per SM (200 KB of shared memory), 384 threads,
+  // A launch shaped like kernel 14's ping-pong kernel's: one CTA per SM (200 KB of shared memory), 384 threads,
   // clusters of 2, as many as fit (one per SM pair).
   const int clusters = gpu.sm_count / 2;
   const std::vector<int> labels = probe_cluster_gpcs(2 * clusters, 384, 200 * 1024, 2);

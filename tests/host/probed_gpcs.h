@@ -1,5 +1,5 @@
-// The GPC labels the probes (common/gpc_probe.h) gave on every H100 and H200 measured, for a launch of kernel 09's
-// ping-pong kernel (66 clusters of 2): the first four clusters on four SM pairs no probe joined to a GPC (SMs
+// The GPC labels the probes (common/gpc_probe.h) gave on every H100 and H200 measured, for a launch of the ping-pong
+// kernel (kernel 14; 66 clusters of 2): the first four clusters on four SM pairs no probe joined to a GPC (SMs
 // 124-131), then the clusters dealt round robin over eight GPCs of 9, 9, 8, 8, 8, 8, 8 and 4 clusters. Shared by the
 // host tests of common/gpc_rounds.h and common/round_barrier.h.
 #pragma once

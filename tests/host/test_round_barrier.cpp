@@ -1,5 +1,6 @@
-// The round barrier (common/round_barrier.h) with kernel 09's schedules (common/stream_k.h, common/gpc_rounds.h): the
-// counter's arithmetic across launches and wrap-around, and that no worker can wait for an arrival that never comes.
+// The round barrier (common/round_barrier.h) with the schedules of kernels 10-14 (common/stream_k.h,
+// common/gpc_rounds.h): the counter's arithmetic across launches and wrap-around, and that no worker can wait for
+// an arrival that never comes.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -157,18 +157,19 @@ TEST(ShapeSuite, GivesTmaKernelsAtLeastTenShapes) {
   EXPECT_GE(std::count_if(suite.begin(), suite.end(), tma_aligned), 10);
 }
 
-// Kernel 09 splits the last round of these along K on a 132-SM GPU: in even runs (the first two) and in heads
-// and tails (the third); tests/host/test_stream_k.cpp pins the schedules.
-TEST(ShapeSuite, ContainsTheShapesWhoseLastRoundKernel09Splits) {
+// Kernels 11-13 on a 132-SM GPU split the last round of the first two along K (stream-K's even runs); the third
+// leaves too few k blocks idle to split, and runs its two rounds on 50 clusters. tests/host/test_stream_k.cpp pins
+// the schedules.
+TEST(ShapeSuite, ContainsTheShapesOfTheStreamKSchedules) {
   for (const Shape& shape : {Shape{2300, 2040, 4000}, Shape{4352, 1024, 8448}, Shape{2500, 2504, 4000}}) {
     EXPECT_TRUE(contains(shape_suite(), shape)) << to_string(shape);
-    EXPECT_TRUE(tma_aligned(shape)) << to_string(shape) << ": kernel 09 must accept it";
+    EXPECT_TRUE(tma_aligned(shape)) << to_string(shape) << ": kernels 11-13 must accept it";
   }
 }
 
-// tests/host/test_pingpong_choice.cpp: the rule picks the ping-pong kernel on both, 128 × 184 tiles on the first and
+// tests/host/test_pingpong_choice.cpp: kernel 15's rule picks kernel 14 on both, 128 × 184 tiles on the first and
 // 128 × 176 on the second.
-TEST(ShapeSuite, ContainsAShapeForEachWidthOfKernel09sPingPong) {
+TEST(ShapeSuite, ContainsAShapeForEachWidthOfKernel14) {
   for (const Shape& shape : {Shape{3900, 14000, 1000}, Shape{3900, 11600, 1000}}) {
     EXPECT_TRUE(contains(shape_suite(), shape)) << to_string(shape);
     EXPECT_TRUE(tma_aligned(shape)) << to_string(shape);
