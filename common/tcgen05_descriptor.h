@@ -111,7 +111,7 @@ __host__ __device__ constexpr Sm100SmemDescriptor sm100_smem_descriptor_k_major_
 
 // ---- pinned values (also tested against CuTe in tests/cute) ------------------------------------------------
 static_assert(tcgen05_instr_desc_bf16_f32(128, 256) == 0x08400490u);  // kernel 16: M = 128, N = 256
-static_assert(tcgen05_instr_desc_bf16_f32(256, 256) == 0x10400490u);  // kernel 17: M = 256 over a CTA pair
+static_assert(tcgen05_instr_desc_bf16_f32(256, 256) == 0x10400490u);  // kernel 18: M = 256 over a CTA pair
 static_assert(sm100_smem_descriptor_k_major_128b(0).bits == 0x4000404000010000ull);
 
 }  // namespace gemm

@@ -351,7 +351,7 @@ std::vector<LayoutBlock> draw_wgmma(const LayoutCommand& command, int n, LayoutT
 // ---- tmem ---------------------------------------------------------------------------------------------------
 
 // Which warp may read which TMEM lanes, where tcgen05.ld .32x32b puts each cell (part "ld"), and where an MMA's
-// D lands for the data paths of chapters 16-17 ("D": M = 128; "E": M = 64 with .ws; "F": M = 64 without).
+// D lands for the data paths of chapters 16-18 ("D": M = 128; "E": M = 64 with .ws; "F": M = 64 without).
 std::vector<LayoutBlock> draw_tmem(const LayoutCommand& command) {
   const std::vector<std::string> parts = chosen_parts(command, {"ld", "D", "E", "F"});
   std::vector<LayoutBlock> blocks;
@@ -513,7 +513,7 @@ const LayoutEntry kLayouts[] = {
     {"tile-order", "tile-order grouped|hilbert",
      "persistent tile orders with waves marked (06, 09): --m --n --tile-m --tile-n --group --sms"},
     {"tmem", "tmem [ld|D|E|F]",
-     "Tensor Memory: which warp reads which lanes, tcgen05.ld 32x32b, where D lands for M = 128 and 64 (16, 17)"},
+     "Tensor Memory: which warp reads which lanes, tcgen05.ld 32x32b, where D lands for M = 128 and 64 (16-18)"},
 };
 
 std::string layout_names() {

@@ -10,8 +10,10 @@ run's kernel is today's chapter of that number) and, for the run's other kernels
 
 `verify` holds the declaration against compare.json (its git_commit must be the run's commit, and every current
 kernel must be in the CSV under today's name) and, where git has the commit, against the code: a current chapter's
-kernels/NN_name.cu may differ from the commit's only in comment and blank lines. So when a chapter's code changes,
-the tables stop showing the old run's figures as its own until the declaration says otherwise.
+kernels/NN_name.cu may differ from the commit's only in comments, blank lines and the renames that runs.json lists
+under "renames" (an identifier, or the words of a message, old -> new, applied to the commit's text as whole words
+before the comparison: a renamed variable changes no instruction). So when a chapter's code changes, the tables stop showing
+the old run's figures as its own until the declaration says otherwise.
 """
 
 from __future__ import annotations
@@ -79,6 +81,24 @@ def format_ids(ids: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
+def load_renames(root: Path) -> dict:
+    """The identifier renames declared in root/results/runs.json ("renames": {"old": "new"}); {} when none."""
+    path = root / RUNS_FILE
+    if not path.is_file():
+        return {}
+    try:
+        with open(path, encoding="utf-8") as file:
+            document = json.load(file)
+    except (OSError, ValueError) as error:
+        raise InputError(f"{path}: not readable JSON ({error})") from None
+    renames = document.get("renames", {}) if isinstance(document, dict) else {}
+    word = re.compile(r"^[A-Za-z_]\w*( [A-Za-z_]\w*)*$")  # an identifier, or words of a message ("k tile")
+    if not isinstance(renames, dict) or not all(isinstance(old, str) and isinstance(new, str) and
+                                                word.match(old) and word.match(new) for old, new in renames.items()):
+        raise InputError(f"{path}: renames must map identifiers (or words) to identifiers (or words)")
+    return renames
+
+
 def load(root: Path) -> list[Run]:
     """The runs declared in root/results/runs.json, in its order; [] when there is no such file."""
     path = root / RUNS_FILE
@@ -131,19 +151,36 @@ def kernel_file(root: Path, kernel_id: int) -> Optional[Path]:
     return files[0] if len(files) == 1 else None
 
 
-def code_changed_since(root: Path, commit: str, path: Path) -> Optional[bool]:
-    """Whether `path` differs from its version at `commit` in anything but comment and blank lines; None when git
-    cannot tell (no git, not a repository, or the commit is not at hand, as in a shallow clone)."""
+def code_lines(text: str) -> list[str]:
+    """The code of a C++ file: each line without its // comment and trailing blanks, blank lines left out."""
+    lines = []
+    for line in text.splitlines():
+        code = line.split("//", 1)[0].rstrip()
+        if code:
+            lines.append(code)
+    return lines
+
+
+def code_changed_since(root: Path, commit: str, path: Path, renames: Optional[dict] = None) -> Optional[bool]:
+    """Whether `path` differs from its version at `commit` in anything but comments, blank lines and the identifier
+    `renames` (applied to the commit's version); None when git cannot tell (no git, not a repository, the commit
+    or the file not at hand there, as in a shallow clone)."""
     def git(*args):
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60)
     try:
         if git("rev-parse", "-q", "--verify", f"{commit}^{{commit}}").returncode != 0:
             return None
-        result = git("diff", "--quiet", "--ignore-blank-lines", "-I", r"^[[:space:]]*//", commit, "--",
-                     str(path.resolve()))
-    except (OSError, subprocess.SubprocessError):
+        relative = path.resolve().relative_to(Path(git("rev-parse", "--show-toplevel").stdout.strip()).resolve())
+        old = git("show", f"{commit}:{relative.as_posix()}")
+        if old.returncode != 0:
+            return None
+        current = path.read_text(encoding="utf-8")
+    except (OSError, ValueError, subprocess.SubprocessError):
         return None
-    return {0: False, 1: True}.get(result.returncode)
+    then = old.stdout
+    for old_name, new_name in (renames or {}).items():
+        then = re.sub(rf"\b{re.escape(old_name)}\b", new_name, then)
+    return code_lines(then) != code_lines(current)
 
 
 def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]]) -> None:
@@ -165,7 +202,7 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
             raise InputError(f"{relative}: kernel {kernel_id:02d} of the run is {names[kernel_id]}, not today's "
                              f"chapter {kernel_id:02d} ({path.name if path else 'none'}); {RUNS_FILE} declares it "
                              f"current")
-        if code_changed_since(root, run.commit, path):
+        if code_changed_since(root, run.commit, path, load_renames(root)):
             raise InputError(f"{path.relative_to(root)} changed since commit {run.commit} (in more than comments), "
                              f"and {RUNS_FILE} declares that commit's run {relative} current for chapter "
                              f"{kernel_id:02d}: take {kernel_id:02d} out of the run's \"current\" (or measure again)")

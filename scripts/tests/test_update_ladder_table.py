@@ -72,9 +72,10 @@ class UpdateLadderTableTest(unittest.TestCase):
                     "settings": {"reps": 200, "warmup": 10, "cold_l2": True, "order": "interleaved"}}
         (run / "compare.json").write_text(json.dumps(document), encoding="utf-8")
 
-    def declare(self, runs):
+    def declare(self, runs, renames=None):
         (self.root / "results").mkdir(exist_ok=True)
-        (self.root / "results" / "runs.json").write_text(json.dumps({"runs": runs}), encoding="utf-8")
+        document = {"runs": runs} if renames is None else {"runs": runs, "renames": renames}
+        (self.root / "results" / "runs.json").write_text(json.dumps(document), encoding="utf-8")
 
     def two_runs(self, commit_a="aaaaaaa", commit_b="bbbbbbb"):
         self.write_run("gpu-a", commit_a, [(0, "cublas", 800.4, 1.0), (1, "first", 40.2, 0.05),
@@ -167,6 +168,36 @@ class UpdateLadderTableTest(unittest.TestCase):
         self.assertIn(f"A: the run of commit {commit} measured kernels 00-01 as they are today; its 02 was 02 second "
                       f"of {commit} (changed since): 812 TFLOP/s, 1.01× cuBLAS at 8192³.",
                       self.readme.read_text(encoding="utf-8"))
+
+    def test_declared_renames_are_not_a_change_of_code(self):
+        self.git("init", "-q")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "the run's commit")
+        commit = self.git("rev-parse", "--short=7", "HEAD")
+        self.write_run("gpu-a", commit, [(0, "cublas", 800.0, 1.0), (1, "first", 40.0, 0.05),
+                                         (2, "second", 812.0, 1.01)])
+        run = [{"gpu": "A", "dir": "gpu-a", "commit": commit, "current": "0-2"}]
+        source = self.root / "kernels" / "02_second.cu"
+        # 02 was "int a = 1; int b = 3; int c = 4;" (c is 02's alone): a renamed variable, a new trailing comment.
+        source.write_text("// other header\n\nint a = 1;  // a new remark\nint b = 3;\nint gamma = 4;\n",
+                          encoding="utf-8")
+        self.declare(run)
+        result = self.run_script("--check")
+        self.assertEqual(result.returncode, 2)  # undeclared, the rename is a change
+        self.assertIn(f"kernels/02_second.cu changed since commit {commit}", result.stderr)
+        self.declare(run, renames={"c": "gamma"})
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # A rename does not excuse another change.
+        source.write_text("// other header\n\nint a = 2;\nint b = 3;\nint gamma = 4;\n", encoding="utf-8")
+        result = self.run_script("--check")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("changed since commit", result.stderr)
+        # A rename must name identifiers or words.
+        self.declare(run, renames={"c": "gamma;"})
+        result = self.run_script()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("renames must map identifiers", result.stderr)
 
     def test_what_a_chapter_adds_takes_at_most_ten_words(self):
         registry = self.root / "kernels" / "registry.inc"
