@@ -25,12 +25,12 @@ __global__ void hang_kernel() {
 // Writes through a null pointer: an illegal address, the error a kernel indexing past its buffers causes.
 __global__ void illegal_address_kernel(bf16* nowhere) { nowhere[threadIdx.x] = __float2bfloat16(1.0f); }
 
-// C as a kernel that converts its fp32 sums to bf16 by truncation would have written it. The runner does not have
-// the kernel's fp32 sums, only their bf16 rounding to nearest, which differs from truncation exactly where it went
-// away from zero (about half of the elements). Where the fp32 sum is the same as the simple reference's, in K
-// order, which rounds to the same bf16 as the kernel's in all but a few elements, that sum says which: where it
-// rounded away from zero, the element moves one bf16 step toward zero (its magnitude's bits minus one), and is then
-// that sum truncated. The poison, NaN, Inf and zeros are left as they are.
+// C as a kernel that converts its fp32 sums to bf16 by truncation would have written it. The runner has only the
+// kernel's C, its fp32 sums rounded to nearest, which differs from truncation exactly where rounding went away from
+// zero (about half of the elements). The simple reference's fp32 sum (fmaf in K order) stands in for the kernel's
+// to say where: there the element moves one bf16 step toward zero (its magnitude's bits minus one). Wherever the
+// kernel's C is that sum rounded to nearest (all but a few elements) the result is that sum truncated. The poison,
+// NaN, Inf and zeros are left as they are.
 __global__ void truncate_kernel(GemmProblem problem) {
   const size_t count = static_cast<size_t>(problem.m) * problem.n;
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x) {

@@ -83,8 +83,8 @@
 //     way cancels it; one that splits K (cuBLAS at small M·N and deep K) carries less of it, one that rounds to
 //     nearest (kernel 01's FMA, the simple reference) none: C − R may carry up to the larger of the two either way.
 //     Measured on an H200 (below) the kernels' bias against fp64 is 0.6 to 1.2 times the model; the bound allows
-//     kBiasAccumulationMargin times it, for hardware that rounds more often than once per k16 (tcgen05, kernels
-//     10-11, is not measured).
+//     kBiasAccumulationMargin times it, for hardware that rounds more often than once per k16 (tcgen05, the sm_100a
+//     kernels, is not measured).
 //   - Elements near zero, where step(R) is tiny and the sums' own rounding is many steps: clipped to ±kBiasClip,
 //     they weigh what their share of C is.
 //   kBiasFloor covers what the model leaves out (the order of the tensor cores' additions inside a step, ties);
@@ -103,10 +103,11 @@
 //   count on; exact inputs catch truncation at any K where the sums exceed 256 (bf16 holds integers exactly only
 //   up to there).
 //
-//   Measured on an H200 (cuBLAS 13.1; `GEMM_BIAS_STATS=1 gemm check`, seed 1): the mean of e over 256 × 256 × K
-//   (its spread in brackets), of kernels 02-09 (bit for bit the same C: one k16 accumulation per element in K
-//   order), of kernel 01 (fp32 FMA, rounding to nearest) and of cuBLAS against the simple reference; and the same
-//   measure at the 256 fp64 samples (standard error 0.02 to 0.04), of 02-09 and of cuBLAS's R:
+//   Measured on an H200 (cuBLAS 13.1; `GEMM_BIAS_STATS=1 gemm check`, seed 1; kernel ids as of commit 6cc9119, the
+//   ladder 01-11): the mean of e over 256 × 256 × K (its spread in brackets), of kernels 02-09 (bit for bit the
+//   same C: one k16 accumulation per element in K order), of kernel 01 (fp32 FMA, rounding to nearest) and of
+//   cuBLAS against the simple reference; and the same measure at the 256 fp64 samples (standard error 0.02 to
+//   0.04), of 02-09 and of cuBLAS's R:
 //
 //          K   02-09 − R        01 − R           0 − simple       02-09 − fp64   R − fp64   accumulation_bias
 //     ≤ 512    0                ≤ 0.0001         ≤ 0.0001         −0.010 to +0.018 (as R: the same C)
@@ -127,7 +128,7 @@
 //   now: the suite with 2 seeds (410 checks), 60 random shapes per rule (780) and 512 × 512 × 2²⁰, 3000 × 264 × 2¹⁹
 //   and 4096 × 8 × 2²⁰ (30) all passed, the largest |mean| / bound 0.30 (02-09 at 512 × 512 × 2²⁰: −0.175 against
 //   0.585; at 4096 × 8 × 2²⁰, 8 columns, −0.180 against 0.613), and every kernel's GPU tests of exact inputs,
-//   truncate and scale passed (10-11 skipped: "needs sm_100a").
+//   truncate and scale passed (the sm_100a kernels 10-11 skipped: "needs sm_100a").
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
