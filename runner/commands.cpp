@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <random>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -317,6 +319,32 @@ std::string format_ratio(double value) {
   return text.str();
 }
 
+// "bias -0.003 steps (bound 0.112)": the bias check's measure next to what it may reach (runner/tolerance.h).
+std::string format_bias(const BiasVerdict& bias) {
+  if (!bias.judged()) return "bias not judged (" + std::to_string(bias.count) + " elements)";
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(3) << "bias " << bias.mean << " steps (bound " << bias.bound << ")";
+  return text.str();
+}
+
+// GEMM_BIAS_STATS=1: `check` prints the bias statistics of each check on a line of its own, for the measurements
+// the bias check's bound was fixed from (runner/tolerance.h).
+bool print_bias_statistics() {
+  const char* setting = std::getenv("GEMM_BIAS_STATS");
+  return setting && std::string_view(setting) == "1";
+}
+
+// "C-R mean -0.0031 spread 0.059 n 65536 bound 0.1051 | fp64 C -0.0120 (0.29) R -0.0100 (0.29) n 256".
+std::string bias_statistics(const Validation& validation) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(4) << "C-R mean " << validation.bias.mean << " spread "
+       << validation.bias.spread << " n " << validation.bias.count << " bound " << validation.bias.bound
+       << " | fp64 C " << validation.sample_bias_kernel.mean << " (" << validation.sample_bias_kernel.spread << ") R "
+       << validation.sample_bias_reference.mean << " (" << validation.sample_bias_reference.spread << ") n "
+       << validation.sample_bias_reference.count;
+  return text.str();
+}
+
 }  // namespace
 
 // ---- list --------------------------------------------------------------------------------------------
@@ -411,7 +439,8 @@ int command_run(const RunCommand& command) {
   }
   std::cout << "check   ok: max error " << format_ratio(validation.max_rel_err) << " of the tolerance, max abs err "
             << format_sci(validation.max_abs_err) << ", rel L2 err " << format_sci(validation.rel_l2_err) << ", fp64 "
-            << validation.samples << "/" << validation.samples << " samples\n";
+            << validation.samples << "/" << validation.samples << " samples, " << format_bias(validation.bias)
+            << "\n";
   std::cout << "build   " << kernel_resources(launch) << "\n";
 
   const TimingSettings settings{command.warmup, command.reps, !command.hot};
@@ -504,12 +533,13 @@ int command_check(const CheckCommand& command) {
              << std::setw(12) << seed;
         if (validation.passed()) {
           line << "max error " << format_ratio(validation.max_rel_err) << " of tolerance, rel L2 "
-               << format_sci(validation.rel_l2_err);
+               << format_sci(validation.rel_l2_err) << ", " << format_bias(validation.bias);
         } else {
           ++failures;
           line << validation.failure_summary();
         }
         std::cout << line.str() << std::endl;
+        if (print_bias_statistics()) std::cout << "      bias  " << bias_statistics(validation) << std::endl;
       }
     }
   }

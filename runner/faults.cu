@@ -7,6 +7,7 @@
 #include "common/mbarrier.h"
 #include "runner/device.h"
 #include "runner/random.h"
+#include "runner/simple_reference.h"
 #include "runner/tolerance.h"
 #include "runner/watchdog.h"
 
@@ -23,6 +24,36 @@ __global__ void hang_kernel() {
 
 // Writes through a null pointer: an illegal address, the error a kernel indexing past its buffers causes.
 __global__ void illegal_address_kernel(bf16* nowhere) { nowhere[threadIdx.x] = __float2bfloat16(1.0f); }
+
+// C as a kernel that converts its fp32 sums to bf16 by truncation would have written it. The runner has only the
+// kernel's C, its fp32 sums rounded to nearest, which differs from truncation exactly where rounding went away from
+// zero (about half of the elements). The simple reference's fp32 sum (fmaf in K order) stands in for the kernel's
+// to say where: there the element moves one bf16 step toward zero (its magnitude's bits minus one). Wherever the
+// kernel's C is that sum rounded to nearest (all but a few elements) the result is that sum truncated. The poison,
+// NaN, Inf and zeros are left as they are.
+__global__ void truncate_kernel(GemmProblem problem) {
+  const size_t count = static_cast<size_t>(problem.m) * problem.n;
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x) {
+    const int row = static_cast<int>(i / problem.n), col = static_cast<int>(i % problem.n);
+    const float sum = simple_reference_sum(problem, row, col);
+    if (!(fabsf(__bfloat162float(__float2bfloat16_rn(sum))) > fabsf(sum))) continue;  // rounded toward zero: as is
+    const uint16_t bits = __bfloat16_as_ushort(problem.c[i]);
+    const uint16_t magnitude = bits & 0x7fff;
+    if (magnitude == 0 || magnitude >= 0x7f80) continue;  // zero, Inf or NaN
+    problem.c[i] = __ushort_as_bfloat16(static_cast<uint16_t>(bits - 1));  // sign and magnitude: one step nearer 0
+  }
+}
+
+// C multiplied by 1 + 2^-7 and rounded to bf16 (exact in fp32 before the rounding: 8 bits times 8 bits).
+__global__ void scale_kernel(bf16* c, size_t count) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count; i += size_t{gridDim.x} * blockDim.x) {
+    const float value = __bfloat162float(c[i]);
+    if (isfinite(value)) c[i] = __float2bfloat16_rn(value * (1.0f + 1.0f / 128));
+  }
+}
+
+constexpr int kFaultThreads = 256;
+constexpr int kFaultBlocks = 1024;  // grid-stride over C
 
 // Plants `value` at `element` and returns once the device holds it. A plain cudaMemcpy from host memory may
 // return before the copy lands, and the validation that follows runs on the runner's non-blocking stream,
@@ -50,11 +81,13 @@ std::optional<Fault> parse_fault(const std::string& text) {
   if (text == "reference") return Fault::kReference;
   if (text == "input") return Fault::kInput;
   if (text == "reference-write") return Fault::kReferenceWrite;
+  if (text == "truncate") return Fault::kTruncate;
+  if (text == "scale") return Fault::kScale;
   return std::nullopt;
 }
 
 const char* fault_names() {
-  return "wrong, unwritten, nan, stray, hang, illegal-address, reference, input or reference-write";
+  return "wrong, unwritten, nan, stray, hang, illegal-address, reference, input, reference-write, truncate or scale";
 }
 
 std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* reference, uint64_t seed, cudaStream_t stream) {
@@ -69,6 +102,18 @@ std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* referenc
     return "a write through a null pointer";
   }
   wait_for_stream(stream, kHangSlackSeconds);  // only reached when the stream's work is known to be done
+  if (fault == Fault::kTruncate) {
+    truncate_kernel<<<kFaultBlocks, kFaultThreads, 0, stream>>>(problem);
+    check_launch("truncate_kernel");
+    wait_for_stream(stream, reference_time_limit(problem.m, problem.n, problem.k));  // a naive GEMM's work
+    return "all of C truncated to bf16 instead of rounded";
+  }
+  if (fault == Fault::kScale) {
+    scale_kernel<<<kFaultBlocks, kFaultThreads, 0, stream>>>(problem.c, static_cast<size_t>(problem.m) * problem.n);
+    check_launch("scale_kernel");
+    wait_for_stream(stream, kHangSlackSeconds);  // a pass over C: milliseconds; the limit is for a wedged GPU
+    return "all of C scaled by 1 + 2^-7";
+  }
   if (fault == Fault::kReference) {
     const bf16 value = far_outside_tolerance(copy_element_to_host(reference), problem.k);
     write_element(reference, value, stream);

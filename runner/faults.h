@@ -21,10 +21,12 @@ enum class Fault {
   kReference,   // the cuBLAS reference made wrong at R[0, 0] (always sampled): the fp64 check must catch it
   kInput,       // one element of A changed, as by a kernel writing into its inputs: the input check must catch it
   kReferenceWrite,  // one element of R changed, as by a kernel writing into it: the reference's copy must catch it
+  kTruncate,    // all of C as if converted from fp32 to bf16 by truncation: the bias check must catch it
+  kScale,       // all of C multiplied by 1 + 2^-7 (rounded to bf16): the bias check must catch it
 };
 
-// "wrong", "unwritten", "nan", "stray", "hang", "illegal-address", "reference", "input", "reference-write";
-// nothing for anything else.
+// "wrong", "unwritten", "nan", "stray", "hang", "illegal-address", "reference", "input", "reference-write",
+// "truncate", "scale"; nothing for anything else.
 std::optional<Fault> parse_fault(const std::string& text);
 // The accepted names, for error messages.
 const char* fault_names();
@@ -32,10 +34,10 @@ const char* fault_names();
 // Whether the fault is a kernel enqueued right after the kernel under test (rather than a changed element).
 constexpr bool fault_is_a_launch(Fault fault) { return fault == Fault::kHang || fault == Fault::kIllegalAddress; }
 
-// Plants `fault`: a launch fault is enqueued on `stream` (call it right after the kernel's launch); the
-// others change one element of problem.c (chosen by `seed`), of the guard band just past it, of `reference`
-// (R[0, 0], or for kReferenceWrite one chosen by `seed`) or of problem.a (chosen by `seed`), once the work on
-// `stream` is done.
+// Plants `fault`: a launch fault is enqueued on `stream` (call it right after the kernel's launch); kTruncate and
+// kScale change all of problem.c; the others change one element of problem.c (chosen by `seed`), of the guard band
+// just past it, of `reference` (R[0, 0], or for kReferenceWrite one chosen by `seed`) or of problem.a (chosen by
+// `seed`), once the work on `stream` is done.
 // Returns what was planted ("C[3, 17]").
 std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* reference, uint64_t seed, cudaStream_t stream);
 

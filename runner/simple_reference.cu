@@ -16,10 +16,7 @@ __global__ void simple_reference_kernel(GemmProblem problem, int tiles_n) {
   const int row = static_cast<int>(blockIdx.x / tiles_n) * kTile + threadIdx.y;
   const int col = static_cast<int>(blockIdx.x % tiles_n) * kTile + threadIdx.x;
   if (row >= problem.m || col >= problem.n) return;
-  const bf16* a = problem.a + static_cast<size_t>(row) * problem.k;
-  const bf16* b = problem.b + static_cast<size_t>(col) * problem.k;
-  float sum = 0;
-  for (int k = 0; k < problem.k; ++k) sum = fmaf(__bfloat162float(a[k]), __bfloat162float(b[k]), sum);
+  const float sum = simple_reference_sum(problem, row, col);
   problem.c[static_cast<size_t>(row) * problem.n + col] = __float2bfloat16_rn(sum);
 }
 

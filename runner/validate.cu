@@ -27,6 +27,9 @@ struct DeviceTotals {
   unsigned int max_rel_err_bits;
   double sum_sq_diff;
   double sum_sq_ref;
+  unsigned long long bias_count;  // the bias statistic (runner/tolerance.h): elements, sum of e, sum of e²
+  double bias_sum;
+  double bias_sum_of_squares;
 };
 
 __device__ inline float warp_max(float v) {
@@ -52,6 +55,7 @@ __global__ void compare_kernel(const bf16* c, const bf16* reference, size_t coun
   unsigned long long first_failure = ~0ull;
   float max_abs = 0, max_rel = 0;
   double sum_sq_diff = 0, sum_sq_ref = 0;
+  BiasSums bias;
   // Every thread runs the same number of iterations so the warp reductions below see full warps.
   const size_t stride = size_t{gridDim.x} * blockDim.x;
   for (size_t base = size_t{blockIdx.x} * blockDim.x; base < count; base += stride) {
@@ -73,6 +77,8 @@ __global__ void compare_kernel(const bf16* c, const bf16* reference, size_t coun
       sum_sq_diff += static_cast<double>(diff) * diff;
       sum_sq_ref += static_cast<double>(expected) * expected;
     }
+    double error = 0;
+    if (signed_step_error(value, expected, error)) bias.add(error);  // leaves out NaN (the poison too), Inf, R = 0
   }
   const bool leader = threadIdx.x % 32 == 0;
 #pragma unroll
@@ -85,12 +91,19 @@ __global__ void compare_kernel(const bf16* c, const bf16* reference, size_t coun
   max_rel = warp_max(max_rel);
   sum_sq_diff = warp_sum(sum_sq_diff);
   sum_sq_ref = warp_sum(sum_sq_ref);
+  const unsigned long long bias_count = warp_sum(static_cast<unsigned long long>(bias.count));
+  const double bias_sum = warp_sum(bias.sum), bias_sum_of_squares = warp_sum(bias.sum_of_squares);
   if (leader) {
     if (first_failure != ~0ull) atomicMin(&totals->first_failure, first_failure);
     atomicMax(&totals->max_abs_err_bits, __float_as_uint(max_abs));
     atomicMax(&totals->max_rel_err_bits, __float_as_uint(max_rel));
     atomicAdd(&totals->sum_sq_diff, sum_sq_diff);
     atomicAdd(&totals->sum_sq_ref, sum_sq_ref);
+    if (bias_count) {
+      atomicAdd(&totals->bias_count, bias_count);
+      atomicAdd(&totals->bias_sum, bias_sum);
+      atomicAdd(&totals->bias_sum_of_squares, bias_sum_of_squares);
+    }
   }
 }
 
@@ -198,7 +211,7 @@ std::string Validation::failure_summary() const {
   const std::string strays = stray_writes_summary(input_writes, reference_writes);
   if (!strays.empty()) {
     text << strays;
-    if (failures() == 0 && sample_kernel_failures == 0 && !reference_failed()) return text.str();
+    if (failures() == 0 && sample_kernel_failures == 0 && !reference_failed() && !bias.failed()) return text.str();
     text << "; also ";
   }
   if (reference_failed()) {  // then nothing can be judged against it: say so first
@@ -219,6 +232,24 @@ std::string Validation::failure_summary() const {
     text << sample_kernel_failures << " of " << samples << " fp64 samples wrong; first "
          << first_sample_failure.describe();
   }
+  // Against a reference that disagrees with fp64 the bias says nothing about C. Otherwise it is said last: where
+  // elements failed it is at most a consequence of theirs, and where none did it is the whole finding.
+  if (bias.failed() && !reference_failed()) {
+    if (failures() > 0 || sample_kernel_failures > 0) text << "; also ";
+    text << bias_summary(bias);
+  }
+  return text.str();
+}
+
+std::string bias_summary(const BiasVerdict& bias) {
+  const bool scaled = std::fabs(bias.mean) > kBiasScaledBeyond;  // further than a rounding mode moves C
+  const char* diagnosis = bias.mean < 0 ? (scaled ? "scaled down?" : "rounding toward zero?")
+                                        : (scaled ? "scaled up?" : "rounding away from zero?");
+  std::ostringstream text;
+  text << std::showpos << std::fixed << std::setprecision(2) << "C is biased by " << bias.mean
+       << " steps on average" << std::noshowpos << " (bf16 steps of R, positive away from zero, over " << bias.count
+       << " elements; spread " << bias.spread << "; a correct kernel stays within +-" << std::setprecision(3)
+       << bias.bound << "): " << diagnosis;
   return text.str();
 }
 
@@ -249,6 +280,7 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
   result.max_abs_err = std::bit_cast<float>(host.max_abs_err_bits);
   result.max_rel_err = std::bit_cast<float>(host.max_rel_err_bits);
   result.rel_l2_err = host.sum_sq_ref > 0 ? std::sqrt(host.sum_sq_diff / host.sum_sq_ref) : std::sqrt(host.sum_sq_diff);
+  result.bias = judge_bias({host.bias_count, host.bias_sum, host.bias_sum_of_squares}, problem.k);
   if (host.first_failure != ~0ull) {
     ElementReport& bad = result.first_failure;
     bad.row = static_cast<int64_t>(host.first_failure / problem.n);
@@ -269,6 +301,7 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
   std::mt19937_64 rng(sample_seed);
   const std::vector<int> rows = sample_indices(problem.m, kSampledExtraRows, rng);
   const std::vector<int> cols = sample_indices(problem.n, kSampledExtraRows, rng);
+  BiasSums sample_bias_kernel, sample_bias_reference;
   std::map<int, std::vector<double>> b_rows;
   for (int col : cols) b_rows[col] = copy_row(problem.b, col, problem.k);
   for (int row : rows) {
@@ -285,9 +318,12 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
       // The kernel's element first, then the reference's: the first failure seen is the one reported.
       for (const bf16* matrix : {static_cast<const bf16*>(problem.c), reference}) {
         const uint16_t bits = read_bits(matrix, index);
+        const bool of_reference = matrix == reference;
+        double error = 0;
+        if (signed_step_error(bf16_bits_to_float(bits), exact, error))
+          (of_reference ? sample_bias_reference : sample_bias_kernel).add(error);
         const ElementStatus status = classify_element(bits, bf16_bits_to_float(bits), expected, atol, rel_tol);
         if (status == ElementStatus::kOk) continue;
-        const bool of_reference = matrix == reference;
         int& failures = of_reference ? result.sample_reference_failures : result.sample_kernel_failures;
         if (failures++ == 0) {
           ElementReport& first = of_reference ? result.first_reference_failure : result.first_sample_failure;
@@ -301,6 +337,8 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
       }
     }
   }
+  result.sample_bias_kernel = judge_bias(sample_bias_kernel, problem.k);
+  result.sample_bias_reference = judge_bias(sample_bias_reference, problem.k);
   return result;
 }
 

@@ -56,21 +56,30 @@ struct Validation {
   ElementReport first_reference_failure;  // of the reference
   StrayWrites input_writes;      // elements of A and B the kernel changed
   StrayWrites reference_writes;  // elements of R the kernel changed
+  BiasVerdict bias;              // the mean of (C − R)·sign(R) in R's bf16 steps over C (runner/tolerance.h)
+  // The same statistic at the fp64 samples, of C and of R against the fp64 sums: not judged (a few hundred
+  // elements), printed by `check` with GEMM_BIAS_STATS=1 to show how far cuBLAS itself is off.
+  BiasVerdict sample_bias_kernel;
+  BiasVerdict sample_bias_reference;
 
   uint64_t failures() const;  // elements of C (and its guard bands) that failed
   bool passed() const {
     return failures() == 0 && input_writes.count == 0 && reference_writes.count == 0 && sample_kernel_failures == 0 &&
-           sample_reference_failures == 0;
+           sample_reference_failures == 0 && !bias.failed();
   }
   // Whether the cuBLAS reference itself disagrees with the fp64 samples (then no kernel can be judged).
   bool reference_failed() const { return sample_reference_failures > 0; }
   std::string failure_summary() const;  // one line: what failed, how many, the first one
 };
 
+// "C is biased by -0.48 steps on average (...): rounding toward zero?": what a failed bias check says.
+std::string bias_summary(const BiasVerdict& bias);
+
 // Compare problem.c with `reference` (both m × n) elementwise; check the `guard_elements` poisoned elements
 // just before and just after problem.c; and check both C and R against an fp64 dot product of the problem's
-// A and B at ~256 sampled positions (corners included). With InputKind::kExact (A and B hold −1, 0 and 1)
-// the tolerance is 0: C and R must equal bf16 of the exact sums (runner/tolerance.h).
+// A and B at ~256 sampled positions (corners included); and the mean signed error of C against R in bf16 steps
+// (the bias check). With InputKind::kExact (A and B hold −1, 0 and 1) the tolerance is 0: C and R must equal bf16
+// of the exact sums (runner/tolerance.h).
 Validation validate(const GemmProblem& problem, const bf16* reference, size_t guard_elements, uint64_t sample_seed,
                     cudaStream_t stream, InputKind inputs = InputKind::kUniform);
 

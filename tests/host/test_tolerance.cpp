@@ -250,10 +250,13 @@ TEST(ParseFault, MapsEachNameToItsFault) {
   EXPECT_EQ(parse_fault("reference"), Fault::kReference);
   EXPECT_EQ(parse_fault("input"), Fault::kInput);
   EXPECT_EQ(parse_fault("reference-write"), Fault::kReferenceWrite);
+  EXPECT_EQ(parse_fault("truncate"), Fault::kTruncate);
+  EXPECT_EQ(parse_fault("scale"), Fault::kScale);
 }
 
 TEST(ParseFault, RejectsAnythingElse) {
-  for (const char* text : {"", "NaN", "Wrong", "wrong ", "inf", "unwriten", "maybe", "Hang", "ref", "reference_write"})
+  for (const char* text : {"", "NaN", "Wrong", "wrong ", "inf", "unwriten", "maybe", "Hang", "ref", "reference_write",
+                           "truncation", "Scale"})
     EXPECT_EQ(parse_fault(text), std::nullopt) << "'" << text << "'";
 }
 
