@@ -41,6 +41,12 @@ std::optional<Fault> fault_option(const std::string& text) {
   throw UsageError("bad --inject-fault '" + text + "': expected " + fault_names());
 }
 
+// hang-in-warmup hangs the first warm-up run: refused where there is none.
+void require_warmup_for(const std::optional<Fault>& fault, int warmup) {
+  if (fault == Fault::kHangInWarmup && warmup < 1)
+    throw UsageError("--inject-fault hang-in-warmup needs --warmup 1 or more: it hangs the first warm-up run");
+}
+
 // A seed: a decimal integer from 0 to kMaxSeed. Anything else is refused, never clamped or wrapped.
 uint64_t parse_seed(const std::string& text) {
   uint64_t seed = 0;
@@ -179,6 +185,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     }
     if (run_seed_option->count()) command.seed = parse_seed(run_seed);
     command.fault = fault_option(run_fault);
+    require_warmup_for(command.fault, command.warmup);
     command.timeout = timeout_option(run_timeout_option, run_timeout);
     return command;
   }
@@ -197,6 +204,8 @@ Command parse_command_line(int argc, const char* const* argv) {
                          " runs past the largest seed, " + std::to_string(kMaxSeed));
     }
     command.fault = fault_option(check_fault);
+    if (command.fault == Fault::kHangInWarmup)
+      throw UsageError("--inject-fault hang-in-warmup is for run and compare: check runs no warm-up");
     command.timeout = timeout_option(check_timeout_option, check_timeout);
     if (check_reference == "simple")
       command.reference = Reference::kSimple;
@@ -222,6 +231,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     for (const Shape& shape : parse_shape_list(compare_shapes)) command.shapes.push_back(shape);
   if (compare_seed_option->count()) command.seed = parse_seed(compare_seed);
   command.fault = fault_option(compare_fault);
+  require_warmup_for(command.fault, command.warmup);
   command.timeout = timeout_option(compare_timeout_option, compare_timeout);
   if (out_option->count()) {
     if (compare_out.empty()) throw UsageError("--out needs a directory");

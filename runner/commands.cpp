@@ -286,15 +286,17 @@ Validation validate_run(const ProblemBuffers& buffers, int output, uint64_t seed
   return validation;
 }
 
-// Poison C (and its guard bands), run the launch once, optionally plant a fault, validate.
+// Poison C (and its guard bands), run the launch once, optionally plant a fault (not one of the warm-up), validate.
 Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buffers, int output, uint64_t seed,
                             const std::optional<Fault>& fault, double limit, cudaStream_t stream) {
   const GemmProblem problem = buffers.problem(output);
   buffers.poison(output, stream);
   launch(stream);
-  if (fault && fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
+  // A fault of the warm-up is the timed phase's (hanging_after_first_run): this run stays clean.
+  const std::optional<Fault> planted = fault && !fault_is_in_warmup(*fault) ? fault : std::nullopt;
+  if (planted && fault_is_a_launch(*planted)) inject_fault(*planted, problem, buffers.reference(), seed, stream);
   wait_for_stream(stream, limit);
-  if (fault && !fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
+  if (planted && !fault_is_a_launch(*planted)) inject_fault(*planted, problem, buffers.reference(), seed, stream);
   if (fault == Fault::kReference) buffers.accept_reference(stream);  // a wrong reference, not a write by the kernel
   return validate_run(buffers, output, seed, stream);
 }
@@ -417,7 +419,9 @@ int command_run(const RunCommand& command) {
   const TimingSettings settings{command.warmup, command.reps, !command.hot};
   const L2Flusher flusher(gpu.l2_bytes);
   NvmlSampler sampler(gpu.pci_bus_id);
-  const TimedLaunch timed{&launch, limit, [&](cudaStream_t s) { buffers.poison(0, s); },
+  // --inject-fault hang-in-warmup: the launch timed hangs on its first run, the first of the warm-up.
+  const GemmLaunch timed_launch = command.fault == Fault::kHangInWarmup ? hanging_after_first_run(launch) : launch;
+  const TimedLaunch timed{&timed_launch, limit, [&](cudaStream_t s) { buffers.poison(0, s); },
                           activity(kernel, command.shape, seed)};
   const Timing timing =
       time_interleaved(std::span(&timed, 1), settings, flusher, stream.get(), [&] { sampler.start(); }).front();
@@ -599,6 +603,13 @@ int command_compare(const CompareCommand& command) {
         any_wrong = true;
       }
       rows.push_back(row);
+    }
+    // --inject-fault hang-in-warmup: the first launch timed (cuBLAS, unless it was wrong) hangs on its first run,
+    // the first of the warm-up.
+    GemmLaunch hanging_launch;
+    if (command.fault == Fault::kHangInWarmup && !timed.empty()) {
+      hanging_launch = hanging_after_first_run(*timed.front().launch);
+      timed.front().launch = &hanging_launch;
     }
     const TimingSettings timing_settings{settings.warmup, settings.reps, settings.cold_l2, settings.seed};
     std::vector<Timing> timings;

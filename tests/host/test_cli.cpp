@@ -126,6 +126,19 @@ TEST(CliRun, RefusesANonPositiveTimeout) {
   EXPECT_TRUE(has(usage_error({"run", "1", "--timeout", "-3"}), "--timeout must be a number of seconds above 0"));
 }
 
+// hang-in-warmup hangs the first warm-up run: run and compare take it with a warm-up, check (which has none) and
+// --warmup 0 refuse it.
+TEST(CliRun, TakesAHangInTheWarmUpWhereThereIsOne) {
+  EXPECT_EQ(parse_as<RunCommand>({"run", "5", "--inject-fault", "hang-in-warmup"}).fault, Fault::kHangInWarmup);
+  EXPECT_EQ(parse_as<CompareCommand>({"compare", "--inject-fault", "hang-in-warmup", "--warmup", "1"}).fault,
+            Fault::kHangInWarmup);
+  EXPECT_TRUE(has(usage_error({"run", "5", "--warmup", "0", "--inject-fault", "hang-in-warmup"}),
+                  "--inject-fault hang-in-warmup needs --warmup 1 or more"));
+  EXPECT_TRUE(has(usage_error({"compare", "--warmup", "0", "--inject-fault", "hang-in-warmup"}),
+                  "needs --warmup 1 or more"));
+  EXPECT_TRUE(has(usage_error({"check", "5", "--inject-fault", "hang-in-warmup"}), "check runs no warm-up"));
+}
+
 TEST(CliRun, KernelIdIsRequired) {
   const std::string message = usage_error({"run"});
   EXPECT_TRUE(has(message, "id is required"));
