@@ -19,6 +19,7 @@
 #include "git_commit.h"
 #include "kernels/registry.h"
 #include "runner/device.h"
+#include "runner/footprint.h"
 #include "runner/inputs.h"
 #include "runner/nvml.h"
 #include "runner/report.h"
@@ -147,19 +148,13 @@ constexpr size_t kGuardElements = 32768;
 class ProblemBuffers {
  public:
   ProblemBuffers(const Shape& shape, int outputs) : shape_(shape) {
-    const size_t c_elements = static_cast<size_t>(shape.m) * shape.n;
-    const size_t elements = static_cast<size_t>(shape.m) * shape.k + static_cast<size_t>(shape.n) * shape.k +
-                            2 * c_elements + outputs * (c_elements + 2 * kGuardElements);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const size_t needed = elements * sizeof(bf16);
-    if (needed > free_bytes) {
-      std::ostringstream message;
-      message << std::fixed << std::setprecision(1) << "out of device memory: " << to_string(shape) << " needs "
-              << needed / 1073741824.0 << " GiB for A, B, " << outputs << " C and the reference (twice); "
-              << free_bytes / 1073741824.0 << " GiB are free";
-      throw CudaError(message.str());
-    }
+    // Summed with overflow checks: a sum that wrapped could pass (runner/footprint.h). Past this, every size fits.
+    const std::optional<uint64_t> needed = problem_device_bytes(shape, outputs, kGuardElements);
+    if (!needed || *needed > free_bytes)
+      throw CudaError(out_of_device_memory_message(shape, outputs, needed, free_bytes));
+    const size_t c_elements = static_cast<size_t>(shape.m) * shape.n;
     a_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.m) * shape.k, "A");
     b_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.n) * shape.k, "B");
     reference_ = DeviceBuffer<bf16>(c_elements, "the reference");
