@@ -67,7 +67,8 @@ std::optional<double> timeout_option(const CLI::Option* option, double seconds) 
 
 Command parse_command_line(int argc, const char* const* argv) {
   CLI::App app{"gemm: run, check and compare the GEMM ladder's bf16 kernels (C = A·Bᵀ) against cuBLAS.\n"
-               "Exit codes: 0 ok, 1 a result was wrong, 2 bad usage or a shape/GPU a kernel cannot take,\n"
+               "Exit codes: 0 ok, 1 a result was wrong, 2 bad usage, a shape/GPU a kernel cannot take, or output\n"
+               "(a report, stdout) that cannot be written,\n"
                "3 CUDA or cuBLAS error, 4 a kernel did not finish in time (hung), 77 no usable CUDA GPU.",
                "gemm"};
   app.set_version_flag("--version", std::string("gemm-ladder ") + GEMM_VERSION + " (" + GEMM_GIT_COMMIT + ")");
