@@ -672,8 +672,7 @@ int command_compare(const CompareCommand& command) {
   std::cout << "\n";
   write_table(std::cout, rows);
   if (out) {
-    write_reports(out->path(), environment, settings, rows);
-    out->keep();
+    out->write_reports(environment, settings, rows);  // all three or none, never stopped half-way by a signal
     std::cout << "wrote " << out->path().string() << "/compare.{csv,json,md}\n";
   }
   if (any_wrong) {

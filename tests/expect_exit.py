@@ -2,22 +2,24 @@
 """Run a command and check how it ends: exit code, one-line stderr, regexes, files left behind.
 
 usage: expect_exit.py --code N [--stderr REGEX] [--stdout REGEX] [--absent PATH] [--exists PATH]
-                      [--stdout-to PATH | --stdout-closed] -- COMMAND...
+                      [--stdout-to PATH | --stdout-closed] [--signal-after SECONDS [--signal NAME]] -- COMMAND...
 
 A command that exits 77 (no usable GPU) when another code was expected is reported as skipped (exit 77),
-so CTest's SKIP_RETURN_CODE marks GPU tests skipped on machines without one.
+so CTest's SKIP_RETURN_CODE marks GPU tests skipped on machines without one. A command ended by a signal has
+the code -SIGNAL (-2 for SIGINT), as Python reports it.
 """
 import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--code", type=int, required=True, help="expected exit code")
+    parser.add_argument("--code", type=int, required=True, help="expected exit code (-N: ended by signal N)")
     parser.add_argument("--stderr", help="regex that stderr must contain")
     parser.add_argument("--stdout", help="regex that stdout must contain")
     parser.add_argument("--absent", action="append", default=[], help="path that must not exist afterwards")
@@ -25,6 +27,8 @@ def main() -> int:
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--stdout-to", help="send the command's stdout to this file (e.g. /dev/full), uncaptured")
     target.add_argument("--stdout-closed", action="store_true", help="run the command with its stdout closed")
+    parser.add_argument("--signal-after", type=float, help="send the command a signal after this many seconds")
+    parser.add_argument("--signal", default="INT", help="the signal --signal-after sends: INT (default) or TERM")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -46,7 +50,11 @@ def main() -> int:
         stdout = None
         close_stdout = lambda: os.close(1)  # in the child, before it runs the command
     process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, text=True, preexec_fn=close_stdout)
-    out, err = process.communicate()
+    try:
+        out, err = process.communicate(timeout=args.signal_after)
+    except subprocess.TimeoutExpired:
+        process.send_signal(getattr(signal, "SIG" + args.signal))
+        out, err = process.communicate()
     out = out or ""
     sys.stdout.write(out)
     sys.stderr.write(err)
