@@ -28,14 +28,18 @@ __global__ void spin_kernel(long long nanoseconds) {
   } while (now - start < nanoseconds);
 }
 
-// spin_kernel, then one more run counted in `runs` (host-mapped memory).
-__global__ void counted_spin_kernel(long long nanoseconds, unsigned* runs) {
+// spin_kernel, then one more run counted in `runs` (host-mapped memory). A plain increment, not an atomic (atomics on
+// host memory need PCIe atomics): the launches of one stream run one after another, so no other run writes meanwhile.
+__global__ void counted_spin_kernel(long long nanoseconds, volatile unsigned* runs) {
   long long start, now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   do {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   } while (now - start < nanoseconds);
-  if (threadIdx.x == 0) atomicAdd_system(runs, 1u);
+  if (threadIdx.x == 0) {
+    *runs = *runs + 1;
+    __threadfence_system();  // seen by the host before the launch's stop event completes
+  }
 }
 
 // How deep the queue of launches not yet run got: the deepest count of launches enqueued and not run, seen just
