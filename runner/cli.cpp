@@ -35,10 +35,27 @@ std::vector<int> parse_kernel_list(const std::string& text) {
   return ids;
 }
 
-std::optional<Fault> fault_option(const std::string& text) {
-  if (text.empty()) return std::nullopt;
+// --inject-fault: absent, or the fault it names. An empty name is refused like any other unknown one: taken for no
+// fault, a test that plants one would pass without it.
+std::optional<Fault> fault_option(const CLI::Option* option, const std::string& text) {
+  if (!option->count()) return std::nullopt;
   if (auto fault = parse_fault(text)) return fault;
   throw UsageError("bad --inject-fault '" + text + "': expected " + fault_names());
+}
+
+// hang-in-warmup hangs the first warm-up run: refused where there is none.
+void require_warmup_for(const std::optional<Fault>& fault, int warmup) {
+  if (fault == Fault::kHangInWarmup && warmup < 1)
+    throw UsageError("--inject-fault hang-in-warmup needs --warmup 1 or more: it hangs the first warm-up run");
+}
+
+// Each shape once, in the order first given, as kernel ids are (parse_kernel_list): a shape named twice (in one
+// list, or in --sizes and --shapes) is neither run nor reported twice.
+std::vector<Shape> each_once(const std::vector<Shape>& shapes) {
+  std::vector<Shape> unique;
+  for (const Shape& shape : shapes)
+    if (std::find(unique.begin(), unique.end(), shape) == unique.end()) unique.push_back(shape);
+  return unique;
 }
 
 // A seed: a decimal integer from 0 to kMaxSeed. Anything else is refused, never clamped or wrapped.
@@ -50,10 +67,15 @@ uint64_t parse_seed(const std::string& text) {
   return seed;
 }
 
+// --timeout: from a millisecond (no kernel run, launch included, finishes in less; 1e-300 is no limit anyone means)
+// to 1e6 seconds.
+constexpr double kMinTimeoutSeconds = 1e-3;
+constexpr double kMaxTimeoutSeconds = 1e6;
+
 std::optional<double> timeout_option(const CLI::Option* option, double seconds) {
   if (!option->count()) return std::nullopt;
-  if (!(seconds > 0 && seconds <= 1e6))
-    throw UsageError("--timeout must be a number of seconds above 0 (at most 1e6), got " + option->as<std::string>());
+  if (!(seconds >= kMinTimeoutSeconds && seconds <= kMaxTimeoutSeconds))  // NaN fails both
+    throw UsageError("--timeout must be a number of seconds from 0.001 to 1e6, got " + option->as<std::string>());
   return seconds;
 }
 
@@ -61,7 +83,8 @@ std::optional<double> timeout_option(const CLI::Option* option, double seconds) 
 
 Command parse_command_line(int argc, const char* const* argv) {
   CLI::App app{"gemm: run, check and compare the GEMM ladder's bf16 kernels (C = A·Bᵀ) against cuBLAS.\n"
-               "Exit codes: 0 ok, 1 a result was wrong, 2 bad usage or a shape/GPU a kernel cannot take,\n"
+               "Exit codes: 0 ok, 1 a result was wrong, 2 bad usage, a shape/GPU a kernel cannot take, or output\n"
+               "(a report, stdout) that cannot be written,\n"
                "3 CUDA or cuBLAS error, 4 a kernel did not finish in time (hung), 77 no usable CUDA GPU.",
                "gemm"};
   app.set_version_flag("--version", std::string("gemm-ladder ") + GEMM_VERSION + " (" + GEMM_GIT_COMMIT + ")");
@@ -88,7 +111,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   run->add_option("--warmup", run_defaults.warmup, "Untimed repetitions first")->check(CLI::Range(0, 100000));
   run->add_flag("--hot", run_defaults.hot, "Keep the L2 warm (default: flush it before every rep)");
   auto* run_seed_option = run->add_option("--seed", run_seed, "Input seed (default: random, printed)");
-  run->add_option("--inject-fault", run_fault, std::string("Plant a fault to test the checks: ") + fault_names());
+  auto* run_fault_option =
+      run->add_option("--inject-fault", run_fault, std::string("Plant a fault to test the checks: ") + fault_names());
   auto* run_timeout_option = run->add_option(
       "--timeout", run_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
@@ -102,7 +126,8 @@ Command parse_command_line(int argc, const char* const* argv) {
                     "suite, MxNxK[,MxNxK...], or random:N (N shapes per shape rule, drawn from the seed)");
   check->add_option("--seeds", check_defaults.seeds, "Seeds per shape")->check(CLI::Range(1, 1000));
   auto* check_seed_option = check->add_option("--seed", check_seed, "First seed (default: random, printed)");
-  check->add_option("--inject-fault", check_fault, std::string("Plant a fault to test the checks: ") + fault_names());
+  auto* check_fault_option = check->add_option("--inject-fault", check_fault,
+                                               std::string("Plant a fault to test the checks: ") + fault_names());
   check->add_option("--reference", check_reference,
                     "cublas (default), or simple: the runner's own fp32 kernel, for compute-sanitizer runs");
   check->add_option("--inputs", check_inputs,
@@ -127,7 +152,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* compare_seed_option = compare->add_option(
       "--seed", compare_seed, "Seed of the inputs and of the order of the kernels (default: random, printed)");
   auto* out_option = compare->add_option("--out", compare_out, "Write compare.csv, compare.json and compare.md here");
-  compare->add_option("--inject-fault", compare_fault, std::string("Plant a fault to test the checks: ") + fault_names());
+  auto* compare_fault_option = compare->add_option("--inject-fault", compare_fault,
+                                                   std::string("Plant a fault to test the checks: ") + fault_names());
   auto* compare_timeout_option = compare->add_option(
       "--timeout", compare_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
@@ -178,7 +204,8 @@ Command parse_command_line(int argc, const char* const* argv) {
       command.shape = {size, size, size};
     }
     if (run_seed_option->count()) command.seed = parse_seed(run_seed);
-    command.fault = fault_option(run_fault);
+    command.fault = fault_option(run_fault_option, run_fault);
+    require_warmup_for(command.fault, command.warmup);
     command.timeout = timeout_option(run_timeout_option, run_timeout);
     return command;
   }
@@ -189,14 +216,16 @@ Command parse_command_line(int argc, const char* const* argv) {
     if (check_shapes.rfind("random:", 0) == 0)
       command.random_shapes = parse_random_shape_count(check_shapes);
     else if (check_shapes != "suite")
-      command.shapes = parse_shape_list(check_shapes);
+      command.shapes = each_once(parse_shape_list(check_shapes));
     if (check_seed_option->count()) {
       command.seed = parse_seed(check_seed);
       if (*command.seed > kMaxSeed - static_cast<uint64_t>(command.seeds - 1))
         throw UsageError("--seed " + check_seed + " with --seeds " + std::to_string(command.seeds) +
                          " runs past the largest seed, " + std::to_string(kMaxSeed));
     }
-    command.fault = fault_option(check_fault);
+    command.fault = fault_option(check_fault_option, check_fault);
+    if (command.fault == Fault::kHangInWarmup)
+      throw UsageError("--inject-fault hang-in-warmup is for run and compare: check runs no warm-up");
     command.timeout = timeout_option(check_timeout_option, check_timeout);
     if (check_reference == "simple")
       command.reference = Reference::kSimple;
@@ -220,8 +249,10 @@ Command parse_command_line(int argc, const char* const* argv) {
     for (int size : parse_size_list(compare_sizes)) command.shapes.push_back({size, size, size});
   if (shapes_option->count())
     for (const Shape& shape : parse_shape_list(compare_shapes)) command.shapes.push_back(shape);
+  command.shapes = each_once(command.shapes);
   if (compare_seed_option->count()) command.seed = parse_seed(compare_seed);
-  command.fault = fault_option(compare_fault);
+  command.fault = fault_option(compare_fault_option, compare_fault);
+  require_warmup_for(command.fault, command.warmup);
   command.timeout = timeout_option(compare_timeout_option, compare_timeout);
   if (out_option->count()) {
     if (compare_out.empty()) throw UsageError("--out needs a directory");

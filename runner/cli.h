@@ -27,7 +27,7 @@ struct RunCommand {
   bool hot = false;
   std::optional<uint64_t> seed;  // random when absent; printed so a run can be repeated
   std::optional<Fault> fault;
-  std::optional<double> timeout;  // seconds per kernel run; default: runner/watchdog.h
+  std::optional<double> timeout;  // seconds per kernel run, 0.001 to 1e6; default: runner/watchdog.h
 };
 
 // What `check` validates against: cuBLAS (default), or the runner's own simple fp32 kernel, which tools like
@@ -36,7 +36,7 @@ enum class Reference { kCublas, kSimple };
 
 struct CheckCommand {
   std::vector<int> kernels;  // empty: all kernels; each id once, in the order given
-  std::vector<Shape> shapes;  // empty: the suite (or random shapes)
+  std::vector<Shape> shapes;  // empty: the suite (or random shapes); each shape once, in the order given
   std::optional<int> random_shapes;  // --shapes random:N: N shapes per shape rule, drawn from the seed
   int seeds = 2;
   std::optional<uint64_t> seed;
@@ -48,7 +48,7 @@ struct CheckCommand {
 
 struct CompareCommand {
   std::vector<int> kernels;   // empty: all kernels this GPU can run
-  std::vector<Shape> shapes;  // from --sizes and --shapes; empty: default_compare_shapes()
+  std::vector<Shape> shapes;  // from --sizes and --shapes, each shape once; empty: default_compare_shapes()
   int reps = 50;
   int warmup = 10;
   bool hot = false;

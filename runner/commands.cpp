@@ -21,6 +21,7 @@
 #include "git_commit.h"
 #include "kernels/registry.h"
 #include "runner/device.h"
+#include "runner/footprint.h"
 #include "runner/inputs.h"
 #include "runner/nvml.h"
 #include "runner/report.h"
@@ -149,19 +150,13 @@ constexpr size_t kGuardElements = 32768;
 class ProblemBuffers {
  public:
   ProblemBuffers(const Shape& shape, int outputs) : shape_(shape) {
-    const size_t c_elements = static_cast<size_t>(shape.m) * shape.n;
-    const size_t elements = static_cast<size_t>(shape.m) * shape.k + static_cast<size_t>(shape.n) * shape.k +
-                            2 * c_elements + outputs * (c_elements + 2 * kGuardElements);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const size_t needed = elements * sizeof(bf16);
-    if (needed > free_bytes) {
-      std::ostringstream message;
-      message << std::fixed << std::setprecision(1) << "out of device memory: " << to_string(shape) << " needs "
-              << needed / 1073741824.0 << " GiB for A, B, " << outputs << " C and the reference (twice); "
-              << free_bytes / 1073741824.0 << " GiB are free";
-      throw CudaError(message.str());
-    }
+    // Summed with overflow checks: a sum that wrapped could pass (runner/footprint.h). Past this, every size fits.
+    const std::optional<uint64_t> needed = problem_device_bytes(shape, outputs, kGuardElements);
+    if (!needed || *needed > free_bytes)
+      throw CudaError(out_of_device_memory_message(shape, outputs, needed, free_bytes));
+    const size_t c_elements = static_cast<size_t>(shape.m) * shape.n;
     a_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.m) * shape.k, "A");
     b_ = DeviceBuffer<bf16>(static_cast<size_t>(shape.n) * shape.k, "B");
     reference_ = DeviceBuffer<bf16>(c_elements, "the reference");
@@ -288,15 +283,17 @@ Validation validate_run(const ProblemBuffers& buffers, int output, uint64_t seed
   return validation;
 }
 
-// Poison C (and its guard bands), run the launch once, optionally plant a fault, validate.
+// Poison C (and its guard bands), run the launch once, optionally plant a fault (not one of the warm-up), validate.
 Validation run_and_validate(const GemmLaunch& launch, const ProblemBuffers& buffers, int output, uint64_t seed,
                             const std::optional<Fault>& fault, double limit, cudaStream_t stream) {
   const GemmProblem problem = buffers.problem(output);
   buffers.poison(output, stream);
   launch(stream);
-  if (fault && fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
+  // A fault of the warm-up is the timed phase's (hanging_after_first_run): this run stays clean.
+  const std::optional<Fault> planted = fault && !fault_is_in_warmup(*fault) ? fault : std::nullopt;
+  if (planted && fault_is_a_launch(*planted)) inject_fault(*planted, problem, buffers.reference(), seed, stream);
   wait_for_stream(stream, limit);
-  if (fault && !fault_is_a_launch(*fault)) inject_fault(*fault, problem, buffers.reference(), seed, stream);
+  if (planted && !fault_is_a_launch(*planted)) inject_fault(*planted, problem, buffers.reference(), seed, stream);
   if (fault == Fault::kReference) buffers.accept_reference(stream);  // a wrong reference, not a write by the kernel
   return validate_run(buffers, output, seed, stream);
 }
@@ -446,7 +443,9 @@ int command_run(const RunCommand& command) {
   const TimingSettings settings{command.warmup, command.reps, !command.hot};
   const L2Flusher flusher(gpu.l2_bytes);
   NvmlSampler sampler(gpu.pci_bus_id);
-  const TimedLaunch timed{&launch, limit, [&](cudaStream_t s) { buffers.poison(0, s); },
+  // --inject-fault hang-in-warmup: the launch timed hangs on its first run, the first of the warm-up.
+  const GemmLaunch timed_launch = command.fault == Fault::kHangInWarmup ? hanging_after_first_run(launch) : launch;
+  const TimedLaunch timed{&timed_launch, limit, [&](cudaStream_t s) { buffers.poison(0, s); },
                           activity(kernel, command.shape, seed)};
   const Timing timing =
       time_interleaved(std::span(&timed, 1), settings, flusher, stream.get(), [&] { sampler.start(); }).front();
@@ -630,6 +629,13 @@ int command_compare(const CompareCommand& command) {
       }
       rows.push_back(row);
     }
+    // --inject-fault hang-in-warmup: the first launch timed (cuBLAS, unless it was wrong) hangs on its first run,
+    // the first of the warm-up.
+    GemmLaunch hanging_launch;
+    if (command.fault == Fault::kHangInWarmup && !timed.empty()) {
+      hanging_launch = hanging_after_first_run(*timed.front().launch);
+      timed.front().launch = &hanging_launch;
+    }
     const TimingSettings timing_settings{settings.warmup, settings.reps, settings.cold_l2, settings.seed};
     std::vector<Timing> timings;
     std::vector<std::optional<PowerClockSummary>> powers;  // NVML's clock and power over each timing
@@ -696,8 +702,7 @@ int command_compare(const CompareCommand& command) {
   std::cout << "\n";
   write_table(std::cout, rows);
   if (out) {
-    write_reports(out->path(), environment, settings, rows);
-    out->keep();
+    out->write_reports(environment, settings, rows);  // all three or none, never stopped half-way by a signal
     std::cout << "wrote " << out->path().string() << "/compare.{csv,json,md}\n";
   }
   if (any_wrong) {

@@ -1,7 +1,10 @@
 #include "runner/faults.h"
 
 #include <cmath>
+#include <memory>
 #include <random>
+#include <stdexcept>
+#include <utility>
 
 #include "common/cuda_check.h"
 #include "common/mbarrier.h"
@@ -83,14 +86,28 @@ std::optional<Fault> parse_fault(const std::string& text) {
   if (text == "reference-write") return Fault::kReferenceWrite;
   if (text == "truncate") return Fault::kTruncate;
   if (text == "scale") return Fault::kScale;
+  if (text == "hang-in-warmup") return Fault::kHangInWarmup;
   return std::nullopt;
 }
 
 const char* fault_names() {
-  return "wrong, unwritten, nan, stray, hang, illegal-address, reference, input, reference-write, truncate or scale";
+  return "wrong, unwritten, nan, stray, hang, illegal-address, reference, input, reference-write, truncate, scale or "
+         "hang-in-warmup";
+}
+
+GemmLaunch hanging_after_first_run(GemmLaunch launch) {
+  auto first_run = std::make_shared<bool>(true);  // shared by the copies the runner makes of the launch
+  launch.enqueue = [enqueue = std::move(launch.enqueue), first_run](cudaStream_t stream) {
+    enqueue(stream);
+    if (!std::exchange(*first_run, false)) return;
+    hang_kernel<<<1, 32, 0, stream>>>();
+    check_launch("hang_kernel");
+  };
+  return launch;
 }
 
 std::string inject_fault(Fault fault, const GemmProblem& problem, bf16* reference, uint64_t seed, cudaStream_t stream) {
+  if (fault_is_in_warmup(fault)) throw std::logic_error("inject_fault: the timed phase plants a warm-up fault");
   if (fault == Fault::kHang) {
     hang_kernel<<<1, 32, 0, stream>>>();
     check_launch("hang_kernel");

@@ -63,7 +63,44 @@ void write_json(std::ostream& out, const nlohmann::json& value, int indent) {
   out << "\n" << std::string(static_cast<size_t>(indent), ' ') << (value.is_object() ? "}" : "]");
 }
 
+namespace fs = std::filesystem;
+
 std::filesystem::path temporary_name(const std::filesystem::path& path) { return path.string() + ".tmp"; }
+// Where an earlier report waits while the new one is renamed into place.
+std::filesystem::path previous_name(const std::filesystem::path& path) { return path.string() + ".previous"; }
+
+// `path` absolute and lexically normal, without a trailing separator.
+fs::path normal_absolute(const fs::path& path) {
+  std::error_code ignored;
+  const fs::path normal = fs::absolute(path, ignored).lexically_normal();
+  return normal.has_filename() || normal == normal.root_path() ? normal : normal.parent_path();
+}
+
+// The outermost directory that creating `directory` creates (absolute); empty when `directory` exists.
+fs::path outermost_missing(const fs::path& directory) {
+  std::error_code error;
+  if (fs::exists(directory, error)) return {};
+  fs::path created = fs::absolute(directory, error);
+  while (created.has_parent_path() && created.parent_path() != created && !fs::exists(created.parent_path(), error))
+    created = created.parent_path();
+  return created;
+}
+
+// The directories from `directory` up to `outermost`, innermost first: what rmdir removes, in order, to undo
+// creating them. `directory` alone where `outermost` is not among its ancestors; none where it is empty.
+std::vector<fs::path> created_chain(const fs::path& directory, const fs::path& outermost) {
+  if (outermost.empty()) return {};
+  const fs::path last = normal_absolute(outermost);
+  std::vector<fs::path> chain;
+  for (fs::path path = normal_absolute(directory);; path = path.parent_path()) {
+    chain.push_back(path);
+    if (path == last) return chain;
+    if (!path.has_relative_path()) break;  // the root, and `outermost` not met
+  }
+  return {chain.front()};
+}
+
+constexpr const char* kWriteProbe = ".gemm-write-probe";
 
 void write_temporary(const std::filesystem::path& path, const std::string& contents) {
   std::ofstream out(temporary_name(path), std::ios::binary | std::ios::trunc);
@@ -208,32 +245,53 @@ void write_reports(const std::filesystem::path& directory, const Environment& en
       {directory / "compare.json", json_text(to_json(environment, settings, rows))},
       {directory / "compare.md", markdown.str()},
   };
+  std::error_code ignored;
   try {
     for (const auto& [path, contents] : files) write_temporary(path, contents);
   } catch (...) {
-    std::error_code ignored;
-    for (const auto& file : files) std::filesystem::remove(temporary_name(file.first), ignored);
+    for (const auto& file : files) fs::remove(temporary_name(file.first), ignored);
     throw;
   }
-  for (const auto& file : files) std::filesystem::rename(temporary_name(file.first), file.first);
+  // The earlier reports aside, then the new ones into place, each rename remembered so that a failure undoes them
+  // all, last first: the directory then holds the earlier reports as they were (a directory in a report's place is
+  // left alone; renaming a report onto it fails, and undoes the rest).
+  std::vector<std::pair<fs::path, fs::path>> renamed;  // from, to
+  const auto rename_remembered = [&renamed](const fs::path& from, const fs::path& to) {
+    fs::rename(from, to);
+    renamed.emplace_back(from, to);
+  };
+  try {
+    for (const auto& file : files) {
+      const fs::file_status earlier = fs::symlink_status(file.first);
+      if (fs::exists(earlier) && !fs::is_directory(earlier)) rename_remembered(file.first, previous_name(file.first));
+    }
+    for (const auto& file : files) rename_remembered(temporary_name(file.first), file.first);
+  } catch (...) {
+    for (auto undo = renamed.rbegin(); undo != renamed.rend(); ++undo) fs::rename(undo->second, undo->first, ignored);
+    for (const auto& file : files) fs::remove(temporary_name(file.first), ignored);
+    throw;
+  }
+  for (const auto& file : files) fs::remove(previous_name(file.first), ignored);
 }
 
-OutputDirectory::OutputDirectory(std::filesystem::path directory) : directory_(std::move(directory)) {
+// The probe is the one file the run writes before its reports; the handler removes it with the directories.
+OutputDirectory::OutputDirectory(std::filesystem::path directory)
+    : directory_(std::move(directory)),
+      created_(outermost_missing(directory_)),
+      cleanup_on_signal_({directory_ / kWriteProbe}, created_chain(directory_, created_),
+                         created_.empty() ? "nothing was written to --out"
+                                          : "the --out directory it had created was removed") {
   std::error_code error;
   if (std::filesystem::exists(directory_, error) && !std::filesystem::is_directory(directory_, error))
     throw UsageError("--out " + directory_.string() + " exists and is not a directory");
-  if (!std::filesystem::exists(directory_, error)) {
-    created_ = std::filesystem::absolute(directory_, error);
-    while (created_.has_parent_path() && created_.parent_path() != created_ &&
-           !std::filesystem::exists(created_.parent_path(), error))
-      created_ = created_.parent_path();
+  if (!created_.empty()) {
     std::filesystem::create_directories(directory_, error);
     if (error) {
       created_.clear();
       throw UsageError("--out " + directory_.string() + " cannot be created: " + error.message());
     }
   }
-  const std::filesystem::path probe = directory_ / ".gemm-write-probe";
+  const std::filesystem::path probe = directory_ / kWriteProbe;
   {
     std::ofstream out(probe, std::ios::binary | std::ios::trunc);
     out << "probe\n";
@@ -249,6 +307,14 @@ OutputDirectory::OutputDirectory(std::filesystem::path directory) : directory_(s
       std::error_code ignored;
       std::filesystem::remove_all(created, ignored);
     });
+}
+
+void OutputDirectory::write_reports(const Environment& environment, const CompareSettings& settings,
+                                    const std::vector<ResultRow>& rows) {
+  cleanup_on_signal_.run_uninterrupted([&] {
+    gemm::write_reports(directory_, environment, settings, rows);
+    keep();
+  });
 }
 
 OutputDirectory::~OutputDirectory() {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/signal_cleanup.h"
 #include "runner/watchdog.h"
 
 namespace gemm {
@@ -79,15 +80,18 @@ int name_column_width(const Named& named) {
 void write_table(std::ostream& out, const std::vector<ResultRow>& rows);
 std::string environment_line(const Environment& environment);
 
-// Writes compare.csv, compare.json and compare.md into `directory`. All three are written to temporary names
-// first and renamed into place only when all three were written, so the reports land together or not at all.
+// Writes compare.csv, compare.json and compare.md into `directory`, all three or none: each is written to a
+// temporary name (compare.csv.tmp) first; then earlier reports are moved aside (compare.csv.previous) and the new
+// ones renamed into place, and a rename that fails undoes the ones before it, so the directory holds the earlier
+// reports or the new ones, never a mix (and no temporary or moved-aside file); the earlier ones are removed last.
 void write_reports(const std::filesystem::path& directory, const Environment& environment,
                    const CompareSettings& settings, const std::vector<ResultRow>& rows);
 
 // The --out directory, probed before any GPU work: created if missing, and a file written to it and
 // removed, so a bad --out fails at once (UsageError) rather than after minutes of measuring. If this object
 // created the directory and keep() is never called (the run failed), it removes the directory again when
-// it goes, so a failed run leaves nothing behind.
+// it goes, so a failed run leaves nothing behind; so do SIGINT and SIGTERM (runner/signal_cleanup.h) and the
+// watchdog.
 class OutputDirectory {
  public:
   explicit OutputDirectory(std::filesystem::path directory);
@@ -95,15 +99,20 @@ class OutputDirectory {
   OutputDirectory& operator=(const OutputDirectory&) = delete;
   ~OutputDirectory();
   const std::filesystem::path& path() const { return directory_; }
+  // write_reports into the directory with SIGINT and SIGTERM held off until it is done, then keep().
+  void write_reports(const Environment& environment, const CompareSettings& settings,
+                     const std::vector<ResultRow>& rows);
   void keep() {
     keep_ = true;
     set_hang_cleanup({});
+    cleanup_on_signal_.disarm();
   }
 
  private:
   std::filesystem::path directory_;
   std::filesystem::path created_;  // the outermost directory this object created; empty when none
   bool keep_ = false;
+  CleanupOnSignal cleanup_on_signal_;
 };
 
 }  // namespace gemm

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "common/cuda_check.h"
 #include "common/errors.h"
@@ -29,8 +30,6 @@ __global__ void hold_stream_kernel(const volatile int* release, volatile int* ti
 }
 
 constexpr long long kHoldTimeoutNs = 1'000'000'000;
-// Launches per held batch: small enough that the driver's queue never fills while the stream is held.
-constexpr int kLaunchesPerBatch = 96;
 // How often one batch may be timed again after its hold kernel timed out, before the run gives up.
 constexpr int kHeldBatchAttempts = 3;
 
@@ -58,11 +57,57 @@ std::string activity_of(const TimedLaunch& timed) {
   return timed.activity.empty() ? ErrorContext::current() : timed.activity;
 }
 
-// One untimed run of `timed` (after an L2 flush when cold): the warm-ups of both timing modes.
-void enqueue_untimed(const TimedLaunch& timed, bool cold_l2, const L2Flusher& flusher, cudaStream_t stream) {
-  if (cold_l2) flusher.flush(stream);
-  (*timed.launch)(stream);
-}
+// What the watchdog and CUDA errors name while a warm-up run of a launch is waited for.
+constexpr const char* kWarmUpPhase = " (warm-up)";
+
+// Launches enqueued one after another, each as [L2 flush] start-event kernel stop-event, and then waited for in
+// turn. Every phase that runs launches back to back (the warm-up, the timed reps, --blocked's warm_up_for) enqueues
+// at most kLaunchesPerBatch of them through one of these before it waits: a driver queue that fills blocks the host
+// inside a launch call, where no watchdog looks, and a hung launch is then found by a bounded wait instead.
+class LaunchBatch {
+ public:
+  explicit LaunchBatch(size_t capacity) : starts_(capacity), stops_(capacity), launch_of_(capacity) {}
+
+  size_t size() const { return size_; }
+  // Empties the batch for the next one; `phase` is appended to each launch's activity while it is enqueued and
+  // waited for (" (warm-up)").
+  void restart(const char* phase = "") {
+    size_ = 0;
+    phase_ = phase;
+  }
+
+  // Enqueues launches[index] into the next slot.
+  void enqueue(std::span<const TimedLaunch> launches, int index, bool cold_l2, const L2Flusher& flusher,
+               cudaStream_t stream) {
+    if (size_ == launch_of_.size()) throw std::logic_error("LaunchBatch: more launches than the batch holds");
+    const ErrorContext context(activity_of(launches[index]) + phase_);
+    if (cold_l2) flusher.flush(stream);
+    starts_[size_].record(stream);
+    (*launches[index].launch)(stream);
+    stops_[size_].record(stream);
+    launch_of_[size_++] = index;
+  }
+
+  // Waits for each slot's launch in turn, within its own limit (the first gets `first_extra_seconds` more: the hold
+  // kernel it waits behind), under its own ErrorContext. The last stop event is the last thing enqueued, so the
+  // stream is idle afterwards.
+  void wait(std::span<const TimedLaunch> launches, double first_extra_seconds) const {
+    for (size_t slot = 0; slot < size_; ++slot) {
+      const TimedLaunch& timed = launches[launch_of_[slot]];
+      const ErrorContext context(activity_of(timed) + phase_);
+      wait_for_event(stops_[slot].get(), timed.time_limit_seconds + (slot == 0 ? first_extra_seconds : 0));
+    }
+  }
+
+  int launch(size_t slot) const { return launch_of_[slot]; }
+  double elapsed_ms(size_t slot) const { return gemm::elapsed_ms(starts_[slot], stops_[slot]); }
+
+ private:
+  std::vector<Event> starts_, stops_;
+  std::vector<int> launch_of_;  // which of the launches each slot ran
+  size_t size_ = 0;
+  std::string phase_;
+};
 
 }  // namespace
 
@@ -77,53 +122,35 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
                                      const std::function<void()>& after_warmup) {
   const int kernels = static_cast<int>(launches.size());
   if (kernels == 0) return {};
-  // Warm-up: each launch waited for in turn, within its own limit and naming it if it hangs.
-  std::vector<Event> warmed(static_cast<size_t>(settings.warmup) * kernels);
-  for (int rep = 0; rep < settings.warmup; ++rep)
-    for (int i = 0; i < kernels; ++i) {
-      enqueue_untimed(launches[i], settings.cold_l2, flusher, stream);
-      warmed[static_cast<size_t>(rep) * kernels + i].record(stream);
-    }
-  for (size_t run = 0; run < warmed.size(); ++run) {
-    const TimedLaunch& timed = launches[run % kernels];
-    const ErrorContext context(activity_of(timed));
-    wait_for_event(warmed[run].get(), timed.time_limit_seconds);
-  }  // the last warm-up's event is the last thing enqueued: the stream is idle now
+  // The warm-up in batches of reps as the timed reps below (without their hold kernel: nothing of it is timed),
+  // each launch waited for in turn, within its own limit and naming it if it hangs.
+  const int reps_per_batch = std::max(1, kLaunchesPerBatch / kernels);
+  LaunchBatch batch(static_cast<size_t>(reps_per_batch) * kernels);
+  for (int first_rep = 0; first_rep < settings.warmup; first_rep += reps_per_batch) {
+    batch.restart(kWarmUpPhase);
+    for (int rep = first_rep; rep < std::min(first_rep + reps_per_batch, settings.warmup); ++rep)
+      for (int i = 0; i < kernels; ++i) batch.enqueue(launches, i, settings.cold_l2, flusher, stream);
+    batch.wait(launches, 0);
+  }
   if (after_warmup) after_warmup();
 
   std::vector<Timing> timings(kernels);
-  const int reps_per_batch = std::max(1, kLaunchesPerBatch / kernels);
-  std::vector<Event> starts(static_cast<size_t>(reps_per_batch) * kernels);
-  std::vector<Event> stops(starts.size());
-  std::vector<int> slot_launch(starts.size());  // which launch each slot of a batch timed
   PinnedFlag release, hold_timed_out;
   int attempts = 0;  // of the batch at first_rep
   for (int first_rep = 0; first_rep < settings.reps;) {
-    const int batch = std::min(reps_per_batch, settings.reps - first_rep);
+    const int reps = std::min(reps_per_batch, settings.reps - first_rep);
     release.set(0);
     hold_timed_out.set(0);
     hold_stream_kernel<<<1, 1, 0, stream>>>(release.device(), hold_timed_out.device(), kHoldTimeoutNs);
     check_launch("hold_stream_kernel");
-    for (int rep = 0; rep < batch; ++rep) {
-      const std::vector<int> order = relabelled_rep(first_rep + rep, kernels, settings.order_seed);
-      for (int position = 0; position < kernels; ++position) {
-        const TimedLaunch& timed = launches[order[position]];
-        if (first_rep + rep == settings.reps - 1 && timed.before_last_rep) timed.before_last_rep(stream);
-        if (settings.cold_l2) flusher.flush(stream);
-        const size_t slot = static_cast<size_t>(rep) * kernels + position;
-        slot_launch[slot] = order[position];
-        starts[slot].record(stream);
-        (*timed.launch)(stream);
-        stops[slot].record(stream);
+    batch.restart();
+    for (int rep = first_rep; rep < first_rep + reps; ++rep)
+      for (const int index : relabelled_rep(rep, kernels, settings.order_seed)) {
+        if (rep == settings.reps - 1 && launches[index].before_last_rep) launches[index].before_last_rep(stream);
+        batch.enqueue(launches, index, settings.cold_l2, flusher, stream);
       }
-    }
     release.set(1);
-    // Each timed launch in turn, within its own limit (the first also waits out the hold kernel), naming it.
-    for (size_t slot = 0; slot < static_cast<size_t>(batch) * kernels; ++slot) {
-      const TimedLaunch& timed = launches[slot_launch[slot]];
-      const ErrorContext context(activity_of(timed));
-      wait_for_event(stops[slot].get(), timed.time_limit_seconds + (slot == 0 ? kHoldTimeoutNs * 1e-9 : 0));
-    }
+    batch.wait(launches, kHoldTimeoutNs * 1e-9);  // the first launch also waits out the hold kernel
     if (hold_timed_out.get() != 0) {  // the host took over a second to enqueue the batch: time it again
       if (++attempts == kHeldBatchAttempts)
         throw CudaError("the host took more than " + std::to_string(kHoldTimeoutNs / 1'000'000'000) +
@@ -131,9 +158,9 @@ std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, cons
                         " times in a row; their times would include launch latency");
       continue;
     }
-    for (size_t slot = 0; slot < static_cast<size_t>(batch) * kernels; ++slot)
-      timings[slot_launch[slot]].samples_ms.push_back(elapsed_ms(starts[slot], stops[slot]));
-    first_rep += batch;
+    for (size_t slot = 0; slot < batch.size(); ++slot)
+      timings[batch.launch(slot)].samples_ms.push_back(batch.elapsed_ms(slot));
+    first_rep += reps;
     attempts = 0;
   }
   for (Timing& timing : timings) timing.ms = quartiles(timing.samples_ms);
@@ -144,12 +171,13 @@ int warm_up_for(const TimedLaunch& timed, double seconds, bool cold_l2, const L2
                 cudaStream_t stream) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const ErrorContext context(activity_of(timed));
+  LaunchBatch batch(kLaunchesPerBatch);
   int runs = 0;
   // Chunks that double up to a batch keep the GPU busy while the host checks the time between them.
   for (int chunk = 1; elapsed() < seconds; chunk = std::min(2 * chunk, kLaunchesPerBatch)) {
-    for (int run = 0; run < chunk; ++run) enqueue_untimed(timed, cold_l2, flusher, stream);
-    wait_for_stream(stream, timed.time_limit_seconds * chunk);
+    batch.restart(kWarmUpPhase);
+    for (int run = 0; run < chunk; ++run) batch.enqueue(std::span(&timed, 1), 0, cold_l2, flusher, stream);
+    batch.wait(std::span(&timed, 1), 0);
     runs += chunk;
   }
   return runs;

@@ -1,5 +1,10 @@
 // Timing: each rep is [L2 flush] event kernel event; reps are enqueued behind a held stream and released
 // together, so the GPU never waits for the host and launch latency stays out of the numbers.
+//
+// No phase enqueues more than kLaunchesPerBatch launches before it waits for them (each within its own limit, the
+// watchdog's): not the timed reps, not the warm-up (up to 100000 reps of every kernel), not --blocked's warm-up. A
+// driver queue that fills blocks the host inside a launch call, where no watchdog looks, so a kernel that hangs in
+// the warm-up would freeze the run instead of ending it with exit 4.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,6 +21,10 @@
 #include "runner/stats.h"
 
 namespace gemm {
+
+// Launches per batch: small enough that the driver's queue never fills while a batch is enqueued (the timed reps
+// behind a held stream; each launch with its L2 flush and two events).
+constexpr int kLaunchesPerBatch = 96;
 
 struct TimingSettings {
   int warmup = 10;
@@ -100,7 +109,9 @@ struct TimedLaunch {
 };
 
 // Times the launches interleaved rep by rep (rep r of every launch before rep r + 1 of any), so clock or
-// thermal drift hits all of them alike. Returns one Timing per launch, in order; none for no launches.
+// thermal drift hits all of them alike. Returns one Timing per launch, in order; none for no launches. The warm-up
+// reps run the launches in list order, in batches of reps as the timed ones; the watchdog and CUDA errors name a
+// warm-up launch by its activity followed by " (warm-up)".
 // `after_warmup`, if given, runs once the warm-up reps have finished and before the first timed one (the
 // runner starts its NVML sampler there, so the samples cover the timed reps only).
 std::vector<Timing> time_interleaved(std::span<const TimedLaunch> launches, const TimingSettings& settings,

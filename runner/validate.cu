@@ -5,7 +5,6 @@
 #include <iomanip>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <random>
 #include <sstream>
 #include <string_view>
@@ -14,6 +13,7 @@
 #include "common/cuda_check.h"
 #include "runner/device.h"
 #include "runner/random.h"
+#include "runner/sampled_sums.h"
 #include "runner/watchdog.h"
 
 namespace gemm {
@@ -143,12 +143,12 @@ std::vector<int> sample_indices(int extent, int extra, std::mt19937_64& rng) {
   return indices;
 }
 
-std::vector<double> copy_row(const bf16* matrix, int row, int K) {
-  std::vector<bf16> bits(static_cast<size_t>(K));
-  CUDA_CHECK(cudaMemcpy(bits.data(), matrix + static_cast<size_t>(row) * K, K * sizeof(bf16), cudaMemcpyDeviceToHost));
-  std::vector<double> values(bits.size());
-  std::transform(bits.begin(), bits.end(), values.begin(), [](bf16 v) { return double(__bfloat162float(v)); });
-  return values;
+// `count` elements of row `row` of a K-column matrix, from column `first` on, as doubles into `out`.
+void copy_row_part(const bf16* matrix, int row, int K, int64_t first, int count, double* out) {
+  std::vector<bf16> bits(static_cast<size_t>(count));
+  CUDA_CHECK(cudaMemcpy(bits.data(), matrix + static_cast<size_t>(row) * K + first, count * sizeof(bf16),
+                        cudaMemcpyDeviceToHost));
+  std::transform(bits.begin(), bits.end(), out, [](bf16 v) { return double(__bfloat162float(v)); });
 }
 
 constexpr int kSampledExtraRows = 14;  // 16 rows × 16 columns = 256 samples at most, corners included
@@ -302,14 +302,16 @@ Validation validate(const GemmProblem& problem, const bf16* reference, size_t gu
   const std::vector<int> rows = sample_indices(problem.m, kSampledExtraRows, rng);
   const std::vector<int> cols = sample_indices(problem.n, kSampledExtraRows, rng);
   BiasSums sample_bias_kernel, sample_bias_reference;
-  std::map<int, std::vector<double>> b_rows;
-  for (int col : cols) b_rows[col] = copy_row(problem.b, col, problem.k);
-  for (int row : rows) {
-    const std::vector<double> a_row = copy_row(problem.a, row, problem.k);
-    for (int col : cols) {
-      const std::vector<double>& b_row = b_rows[col];
-      double exact = 0;
-      for (int k = 0; k < problem.k; ++k) exact += a_row[k] * b_row[k];
+  // Streamed a chunk of K at a time: bounded host memory at any K (runner/sampled_sums.h).
+  const std::vector<double> exact_sums = sampled_dot_products(
+      rows, cols, problem.k, [&](SampledMatrix matrix, int row, int64_t first, int count, double* out) {
+        copy_row_part(matrix == SampledMatrix::kA ? problem.a : problem.b, row, problem.k, first, count, out);
+      });
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int row = rows[i];
+    for (size_t j = 0; j < cols.size(); ++j) {
+      const int col = cols[j];
+      const double exact = exact_sums[i * cols.size() + j];
       // Exact inputs: `exact` is an integer below 2^24, which a float holds; C and R must be its bf16.
       const double expected =
           exact_inputs ? static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(exact)))) : exact;

@@ -4,7 +4,10 @@
 // Three "kernels" spin on the GPU's global timer for 0.5, 1 and 2 ms. Their medians must be within 5 % of
 // that, and every sample of a shorter one must be shorter than every sample of a longer one (a sample given
 // to the wrong launch would break that: the order changes every rep, and with three launches every second
-// block of reps runs backwards). warm_up_for must run a launch for about the time asked. Exit 0 pass, 1 fail,
+// block of reps runs backwards). warm_up_for must run a launch for about the time asked. And no phase may enqueue
+// more than kLaunchesPerBatch launches before it waits for them: a launch that counts its runs in host-mapped memory
+// lets the host see, at every enqueue, how many launches are queued and not yet run, over 2000 warm-up reps (where
+// the runner once enqueued them all before its first wait), the timed reps and warm_up_for. Exit 0 pass, 1 fail,
 // 77 no GPU.
 #include <algorithm>
 #include <cstdio>
@@ -24,6 +27,54 @@ __global__ void spin_kernel(long long nanoseconds) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   } while (now - start < nanoseconds);
 }
+
+// spin_kernel, then one more run counted in `runs` (host-mapped memory). A plain increment, not an atomic (atomics on
+// host memory need PCIe atomics): the launches of one stream run one after another, so no other run writes meanwhile.
+__global__ void counted_spin_kernel(long long nanoseconds, volatile unsigned* runs) {
+  long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < nanoseconds);
+  if (threadIdx.x == 0) {
+    *runs = *runs + 1;
+    __threadfence_system();  // seen by the host before the launch's stop event completes
+  }
+}
+
+// How deep the queue of launches not yet run got: the deepest count of launches enqueued and not run, seen just
+// before each enqueue.
+class QueueDepth {
+ public:
+  QueueDepth() {
+    CUDA_CHECK(cudaHostAlloc(&runs_, sizeof(unsigned), cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_runs_), const_cast<unsigned*>(runs_), 0));
+    *runs_ = 0;
+  }
+  QueueDepth(const QueueDepth&) = delete;
+  QueueDepth& operator=(const QueueDepth&) = delete;
+  ~QueueDepth() { cudaFreeHost(const_cast<unsigned*>(runs_)); }
+
+  // A launch of `ms` that counts its runs here.
+  GemmLaunch launch(double ms) {
+    const long long nanoseconds = static_cast<long long>(ms * 1e6);
+    return {[this, nanoseconds](cudaStream_t stream) {
+              deepest_ = std::max(deepest_, enqueued_ - *runs_);
+              ++enqueued_;
+              counted_spin_kernel<<<1, 32, 0, stream>>>(nanoseconds, device_runs_);
+              check_launch("counted_spin_kernel");
+            },
+            reinterpret_cast<const void*>(counted_spin_kernel)};
+  }
+  unsigned deepest() const { return deepest_; }
+  unsigned enqueued() const { return enqueued_; }
+
+ private:
+  volatile unsigned* runs_ = nullptr;
+  unsigned* device_runs_ = nullptr;
+  unsigned enqueued_ = 0;
+  unsigned deepest_ = 0;
+};
 
 GemmLaunch spin_launch(double ms) {
   const long long nanoseconds = static_cast<long long>(ms * 1e6);
@@ -72,6 +123,18 @@ int run() {
   std::printf("%s warm_up_for(%.1f s) of the 0.5 ms launch: %d runs\n", warm_up_ok ? "ok  " : "FAIL",
               warm_up_seconds, runs);
   failures += !warm_up_ok;
+
+  // The queue never holds more than a batch: 2000 warm-up reps and 300 timed ones of a 0.1 ms launch (hot L2: the
+  // flushes would only slow the GPU down), then 0.2 s of warm_up_for.
+  QueueDepth depth;
+  const GemmLaunch counted = depth.launch(0.1);
+  const TimedLaunch counted_timed{&counted, 10.0, {}, "the counted launch"};
+  time_interleaved(std::span(&counted_timed, 1), TimingSettings{2000, 300, false}, flusher, stream.get());
+  warm_up_for(counted_timed, 0.2, false, flusher, stream.get());
+  const bool bounded = depth.deepest() <= kLaunchesPerBatch;
+  std::printf("%s deepest queue of launches not yet run: %u of %u enqueued (at most %d allowed)\n",
+              bounded ? "ok  " : "FAIL", depth.deepest(), depth.enqueued(), kLaunchesPerBatch);
+  failures += !bounded;
   return failures ? 1 : 0;
 }
 

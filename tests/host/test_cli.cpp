@@ -122,8 +122,40 @@ TEST(CliRun, ParsesTimeoutAndTheNewFaults) {
 }
 
 TEST(CliRun, RefusesANonPositiveTimeout) {
-  EXPECT_TRUE(has(usage_error({"run", "1", "--timeout", "0"}), "--timeout must be a number of seconds above 0"));
-  EXPECT_TRUE(has(usage_error({"run", "1", "--timeout", "-3"}), "--timeout must be a number of seconds above 0"));
+  EXPECT_TRUE(has(usage_error({"run", "1", "--timeout", "0"}), "--timeout must be a number of seconds from 0.001"));
+  EXPECT_TRUE(has(usage_error({"run", "1", "--timeout", "-3"}), "--timeout must be a number of seconds from 0.001"));
+}
+
+// No kernel run, its launch included, finishes within less than a millisecond: a limit below that is a mistake.
+TEST(CliRun, RefusesATimeoutBelowAMillisecondOrAbove1e6) {
+  for (const char* seconds : {"1e-300", "0.0009", "1e-4", "1000001", "nan", "inf"})
+    EXPECT_TRUE(has(usage_error({"run", "1", "--timeout", seconds}),
+                    std::string("--timeout must be a number of seconds from 0.001 to 1e6, got ") + seconds))
+        << seconds;
+  EXPECT_EQ(parse_as<RunCommand>({"run", "1", "--timeout", "0.001"}).timeout, 0.001);
+  EXPECT_EQ(parse_as<RunCommand>({"run", "1", "--timeout", "1e6"}).timeout, 1e6);
+  EXPECT_TRUE(has(usage_error({"check", "1", "--timeout", "1e-300"}), "from 0.001 to 1e6"));
+  EXPECT_TRUE(has(usage_error({"compare", "--timeout", "1e-300"}), "from 0.001 to 1e6"));
+}
+
+// An empty fault name is no fault at all: a test planting "" would pass without one.
+TEST(CliRun, RefusesAnEmptyFaultName) {
+  EXPECT_TRUE(has(usage_error({"run", "1", "--inject-fault", ""}), "bad --inject-fault '': expected wrong, "));
+  EXPECT_TRUE(has(usage_error({"check", "1", "--inject-fault", ""}), "bad --inject-fault ''"));
+  EXPECT_TRUE(has(usage_error({"compare", "--inject-fault", ""}), "bad --inject-fault ''"));
+}
+
+// hang-in-warmup hangs the first warm-up run: run and compare take it with a warm-up, check (which has none) and
+// --warmup 0 refuse it.
+TEST(CliRun, TakesAHangInTheWarmUpWhereThereIsOne) {
+  EXPECT_EQ(parse_as<RunCommand>({"run", "5", "--inject-fault", "hang-in-warmup"}).fault, Fault::kHangInWarmup);
+  EXPECT_EQ(parse_as<CompareCommand>({"compare", "--inject-fault", "hang-in-warmup", "--warmup", "1"}).fault,
+            Fault::kHangInWarmup);
+  EXPECT_TRUE(has(usage_error({"run", "5", "--warmup", "0", "--inject-fault", "hang-in-warmup"}),
+                  "--inject-fault hang-in-warmup needs --warmup 1 or more"));
+  EXPECT_TRUE(has(usage_error({"compare", "--warmup", "0", "--inject-fault", "hang-in-warmup"}),
+                  "needs --warmup 1 or more"));
+  EXPECT_TRUE(has(usage_error({"check", "5", "--inject-fault", "hang-in-warmup"}), "check runs no warm-up"));
 }
 
 TEST(CliRun, KernelIdIsRequired) {
@@ -236,6 +268,12 @@ TEST(CliCheck, RunsEachKernelOnceInTheOrderGiven) {
   EXPECT_EQ(parse_as<CheckCommand>({"check", "3,1,3,2,1"}).kernels, (std::vector<int>{3, 1, 2}));
 }
 
+// Shapes are de-duplicated as kernel ids are: each once, in the order first given.
+TEST(CliCheck, RunsEachShapeOnceInTheOrderGiven) {
+  EXPECT_EQ(parse_as<CheckCommand>({"check", "1", "--shapes", "64x64x64,1x1x1,64x64x64,1x1x1,2x2x2"}).shapes,
+            (std::vector<Shape>{{64, 64, 64}, {1, 1, 1}, {2, 2, 2}}));
+}
+
 TEST(CliCheck, ParsesRandomShapes) {
   const CheckCommand check = parse_as<CheckCommand>({"check", "5", "--shapes", "random:20", "--seed", "4"});
   EXPECT_EQ(check.random_shapes, 20);
@@ -305,6 +343,12 @@ TEST(CliCompare, SizesComeBeforeShapesInTheGivenOrder) {
   EXPECT_EQ(compare.kernels, (std::vector<int>{0, 3}));
   EXPECT_EQ(compare.shapes, (std::vector<Shape>{{512, 512, 512}, {1024, 1024, 1024}, {64, 64, 64}}));
   EXPECT_EQ(compare.out, "dir");
+}
+
+TEST(CliCompare, TimesEachShapeOnceAcrossSizesAndShapes) {
+  const CompareCommand compare = parse_as<CompareCommand>(
+      {"compare", "--sizes", "512,64,512", "--shapes", "64x64x64,8x8x8,512x512x512,8x8x8"});
+  EXPECT_EQ(compare.shapes, (std::vector<Shape>{{512, 512, 512}, {64, 64, 64}, {8, 8, 8}}));
 }
 
 TEST(CliCompare, ParsesFaultTimeoutAndSeed) {

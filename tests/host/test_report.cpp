@@ -1,8 +1,12 @@
 // What `gemm compare` writes (runner/report.h): CSV, JSON, Markdown, and the --out directory handling.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <atomic>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,6 +19,7 @@
 
 #include "common/errors.h"
 #include "runner/report.h"
+#include "runner/signal_cleanup.h"
 
 namespace gemm {
 namespace {
@@ -364,6 +369,50 @@ TEST_F(WriteReports, WritesNoneWhenOneCannotBeWritten) {
   EXPECT_FALSE(fs::exists(root_ / "compare.json.tmp"));
 }
 
+// The names in `directory`, sorted.
+std::vector<std::string> names_in(const fs::path& directory) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(directory)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A failure part-way through the renames undoes the ones before it: the earlier reports stay as they were, with no
+// temporary or moved-aside file beside them. Here the new compare.md cannot take the place of a directory of that
+// name, after compare.csv and compare.json took theirs.
+TEST_F(WriteReports, KeepsTheEarlierReportsWhenARenameIntoPlaceFails) {
+  fs::create_directories(root_);
+  std::ofstream(root_ / "compare.csv") << "earlier csv\n";
+  std::ofstream(root_ / "compare.json") << "earlier json\n";
+  fs::create_directories(root_ / "compare.md");
+  EXPECT_THROW(write_reports(root_, test_environment(), test_settings(), {timed_row()}), std::exception);
+  EXPECT_EQ(read_file(root_ / "compare.csv"), "earlier csv\n");
+  EXPECT_EQ(read_file(root_ / "compare.json"), "earlier json\n");
+  EXPECT_TRUE(fs::is_directory(root_ / "compare.md"));
+  EXPECT_EQ(names_in(root_), (std::vector<std::string>{"compare.csv", "compare.json", "compare.md"}));
+}
+
+// The same where moving an earlier report aside fails (its moved-aside name is taken by a directory that is not
+// empty): compare.csv and compare.json, moved aside already, come back.
+TEST_F(WriteReports, KeepsTheEarlierReportsWhenMovingOneAsideFails) {
+  write_reports(root_, test_environment(), test_settings(), {timed_row(), refused_row()});
+  const std::string csv = read_file(root_ / "compare.csv"), json = read_file(root_ / "compare.json"),
+                    markdown = read_file(root_ / "compare.md");
+  make_file(root_ / "compare.md.previous" / "taken");
+  EXPECT_THROW(write_reports(root_, test_environment(), test_settings(), {refused_row()}), std::exception);
+  EXPECT_EQ(read_file(root_ / "compare.csv"), csv);
+  EXPECT_EQ(read_file(root_ / "compare.json"), json);
+  EXPECT_EQ(read_file(root_ / "compare.md"), markdown);
+  EXPECT_EQ(names_in(root_),
+            (std::vector<std::string>{"compare.csv", "compare.json", "compare.md", "compare.md.previous"}));
+}
+
+TEST_F(WriteReports, LeavesNoMovedAsideReports) {
+  write_reports(root_, test_environment(), test_settings(), {timed_row()});
+  write_reports(root_, test_environment(), test_settings(), {refused_row()});
+  EXPECT_EQ(names_in(root_), (std::vector<std::string>{"compare.csv", "compare.json", "compare.md"}));
+}
+
 using OutputDirectoryTest = TempPathTest;
 
 TEST_F(OutputDirectoryTest, RejectsAnExistingRegularFile) {
@@ -412,6 +461,128 @@ TEST_F(OutputDirectoryTest, LeavesAnExistingDirectoryAndItsFilesAlone) {
   { const OutputDirectory out(root_); }
   EXPECT_TRUE(fs::exists(root_ / "earlier.csv"));
   EXPECT_EQ(std::distance(fs::directory_iterator(root_), fs::directory_iterator()), 1);
+}
+
+// ---- SIGINT and SIGTERM -------------------------------------------------------------------------------
+// Each in a child process (a death test): the signal must end it, as it would without the handler, after the
+// cleanup and one line on stderr.
+
+using OutputDirectorySignalTest = TempPathTest;
+
+TEST_F(OutputDirectorySignalTest, SigtermRemovesAFreshPathAndEndsTheProcessByTheSignal) {
+  const fs::path path = root_ / "a" / "b";
+  EXPECT_EXIT(
+      {
+        const OutputDirectory out(path);
+        std::raise(SIGTERM);
+      },
+      testing::KilledBySignal(SIGTERM),
+      "gemm: stopped by SIGTERM before the reports were written; the --out directory it had created was removed");
+  EXPECT_FALSE(fs::exists(root_)) << "the directories it created, parents included, are gone";
+}
+
+TEST_F(OutputDirectorySignalTest, SigintRemovesAFreshPath) {
+  EXPECT_EXIT(
+      {
+        const OutputDirectory out(root_);
+        std::raise(SIGINT);
+      },
+      testing::KilledBySignal(SIGINT), "stopped by SIGINT before the reports were written");
+  EXPECT_FALSE(fs::exists(root_));
+}
+
+TEST_F(OutputDirectorySignalTest, LeavesAnExistingDirectoryAndItsFilesAlone) {
+  make_file(root_ / "earlier.csv");
+  EXPECT_EXIT(
+      {
+        const OutputDirectory out(root_);
+        std::raise(SIGTERM);
+      },
+      testing::KilledBySignal(SIGTERM), "before the reports were written; nothing was written to --out");
+  EXPECT_EQ(names_in(root_), (std::vector<std::string>{"earlier.csv"}));
+}
+
+TEST_F(OutputDirectorySignalTest, NeverRemovesWhatTheRunDidNotWrite) {
+  const fs::path path = root_ / "out";
+  EXPECT_EXIT(
+      {
+        const OutputDirectory out(path);
+        std::ofstream(path / "someone_elses.txt") << "kept\n";
+        std::raise(SIGTERM);
+      },
+      testing::KilledBySignal(SIGTERM), "stopped by SIGTERM");
+  EXPECT_TRUE(fs::exists(path / "someone_elses.txt"));
+}
+
+TEST_F(OutputDirectorySignalTest, ASignalAfterTheReportsWereWrittenKeepsThem) {
+  EXPECT_EXIT(
+      {
+        OutputDirectory out(root_);
+        out.write_reports(test_environment(), test_settings(), {timed_row()});
+        std::raise(SIGTERM);
+      },
+      testing::KilledBySignal(SIGTERM), "");
+  EXPECT_EQ(names_in(root_), (std::vector<std::string>{"compare.csv", "compare.json", "compare.md"}));
+}
+
+// A signal while the reports are written waits until they are: the process ends then, with all of them written
+// (or, when writing failed, after the cleanup).
+TEST_F(OutputDirectorySignalTest, ASignalWhileTheWorkRunsWaitsForItToFinish) {
+  const fs::path path = root_ / "out";
+  EXPECT_EXIT(
+      {
+        CleanupOnSignal cleanup({}, {path, root_}, "removed");
+        fs::create_directories(path);
+        cleanup.run_uninterrupted([&] {
+          std::raise(SIGTERM);
+          std::ofstream(path / "written") << "all of it\n";
+        });
+        std::_Exit(0);  // not reached: the signal ends the process once the work is done
+      },
+      testing::KilledBySignal(SIGTERM), "gemm: stopped by SIGTERM after the reports were written");
+  EXPECT_EQ(read_file(path / "written"), "all of it\n");
+}
+
+TEST_F(OutputDirectorySignalTest, ASignalWhileTheWorkFailsCleansUpOnceItIsOver) {
+  const fs::path path = root_ / "out";
+  EXPECT_EXIT(
+      {
+        CleanupOnSignal cleanup({path / "partial"}, {path, root_}, "removed");
+        fs::create_directories(path);
+        try {
+          cleanup.run_uninterrupted([&] {
+            std::raise(SIGINT);
+            std::ofstream(path / "partial") << "half\n";
+            throw std::runtime_error("the disk is full");
+          });
+        } catch (const std::exception&) {
+        }
+        std::_Exit(0);  // not reached
+      },
+      testing::KilledBySignal(SIGINT), "gemm: stopped by SIGINT before the reports were written; removed");
+  EXPECT_FALSE(fs::exists(root_));
+}
+
+// A background job ignores SIGINT: the run goes on, as it did before there was a handler.
+TEST_F(OutputDirectorySignalTest, AnIgnoredSignalStaysIgnored) {
+  const fs::path path = root_ / "out";
+  EXPECT_EXIT(
+      {
+        std::signal(SIGINT, SIG_IGN);
+        const OutputDirectory out(path);
+        std::raise(SIGINT);
+        std::_Exit(fs::is_directory(path) ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+TEST_F(OutputDirectorySignalTest, HandlersOfBeforeComeBack) {
+  struct sigaction before = {};
+  sigaction(SIGTERM, nullptr, &before);
+  { const OutputDirectory out(root_); }
+  struct sigaction after = {};
+  sigaction(SIGTERM, nullptr, &after);
+  EXPECT_EQ(after.sa_handler, before.sa_handler);
 }
 
 }  // namespace
