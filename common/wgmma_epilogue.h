@@ -1,8 +1,8 @@
 // Writing a warpgroup's wgmma accumulators to C: straight from the registers (store_accumulators_m64,
 // introduced by kernel 03), staged in shared memory for a TMA store (stage_accumulators_m64, kernel 08), or
 // packed to bf16 first and staged later, once the accumulators are busy again (pack_accumulator_chunks and
-// stage_packed_m64, kernel 12), or one warp's rows at a time, each warp on its own (store_warp_box, kernel 14's
-// ping-pong).
+// stage_packed_m64, kernel 12). Kernel 14 stores one warp's rows at a time instead (store_warp_box, in its own
+// file).
 #pragma once
 
 #include "common/fragment_layout.h"
@@ -110,47 +110,6 @@ __device__ __forceinline__ void store_staged_round(const CUtensorMap* map_c, bf1
   named_barrier_sync(barrier, kWarpgroupThreads);
   if (store_leader) {
     for (int box = 0; box < kBoxes; ++box) tma_store_2d(map_c, boxes[box], first_col + box * 64, row);
-    tma_store_commit_group();
-  }
-}
-
-// One warp's part of C, staged and stored by the warp alone (kernel 14's ping-pong): rows 8 · kGroup .. + 7 of the
-// warp's 16 rows of an m64nN accumulator, its 8-column chunks kFirstChunk .. + kColumns / 8 - 1, as one box of 8 rows
-// × kColumns (at most 64: 128 bytes, the 128-byte swizzle's span) in the warp's 1 KB `slot`. The slot's rows are 128
-// bytes apart and chunk c of row r sits at swizzled_chunk_offset(r, c), as the TMA store of a box with the 128-byte
-// swizzle expects, whatever kColumns (a narrower box keeps the span as its row pitch in shared memory: the driver's
-// documentation does not say so, kernel 14's GPU tests of its 48- and 56-column boxes do). Lane 0 first waits until
-// the box stored from this slot two boxes ago has been read (each warp alternates between two slots), and at the end
-// sends the box to columns col .. and rows row .. row + 7 of C. No barrier with the other warps: each writes and sends
-// only its own rows.
-template <int kGroup, int kFirstChunk, int kColumns, int kAccumulators>
-__device__ __forceinline__ void store_warp_box(const float (&acc)[kAccumulators], bf16 (&slot)[8 * 64],
-                                               const CUtensorMap* map_c, int col, int row) {
-  static_assert(kColumns % 8 == 0 && kColumns <= 64, "whole 8-column chunks, one swizzle span at most");
-  const int lane = threadIdx.x % 32, matrix_row = lane % 8, matrix = lane / 8;
-  if (lane == 0) tma_store_wait_read<1>();  // the slot's previous box has been read (one box may still be reading)
-  __syncwarp();
-  const uint32_t base = smem_address(slot);
-  const auto packed = [&](int chunk) {  // row 8 · kGroup + lane / 4 of the warp's 16, this lane's two columns of chunk
-    return pack_bf16x2(acc[4 * chunk + 2 * kGroup], acc[4 * chunk + 2 * kGroup + 1]);
-  };
-#pragma unroll
-  for (int quad = 0; quad < kColumns / 32; ++quad)  // four chunks per stmatrix.x4
-    stmatrix_x4(base + swizzled_chunk_offset(matrix_row, 4 * quad + matrix), packed(kFirstChunk + 4 * quad),
-                packed(kFirstChunk + 4 * quad + 1), packed(kFirstChunk + 4 * quad + 2),
-                packed(kFirstChunk + 4 * quad + 3));
-  constexpr int kPair = kColumns / 32 * 4;  // the chunks left after the quads: a pair, a single, or both
-  if constexpr (kColumns % 32 >= 16)        // lanes 16-31's addresses are not used
-    stmatrix_x2(base + swizzled_chunk_offset(matrix_row, kPair + matrix % 2), packed(kFirstChunk + kPair),
-                packed(kFirstChunk + kPair + 1));
-  if constexpr (kColumns % 16 != 0) {  // the last chunk: lanes 0-7's addresses
-    constexpr int kSingle = kColumns / 8 - 1;
-    stmatrix_x1(base + swizzled_chunk_offset(matrix_row, kSingle), packed(kFirstChunk + kSingle));
-  }
-  fence_proxy_async_shared();  // the stmatrix writes must be visible to the TMA store
-  __syncwarp();
-  if (lane == 0) {
-    tma_store_2d(map_c, slot, col, row);
     tma_store_commit_group();
   }
 }

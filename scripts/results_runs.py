@@ -12,7 +12,8 @@ run's kernel is today's chapter of that number) and, for the run's other kernels
 kernel must be in the CSV under today's name) and, where git has the commit, against the code: a current chapter's
 kernels/NN_name.cu may differ from the commit's only in comments, blank lines and the renames that runs.json lists
 under "renames" (an identifier, or the words of a message, old -> new, applied to the commit's text as whole words
-before the comparison: a renamed variable changes no instruction). So when a chapter's code changes, the tables stop showing
+before the comparison: a renamed variable changes no instruction), and the functions runs.json lists under "moved"
+(a function moved from a common header into the one chapter that uses it, its code unchanged). So when a chapter's code changes, the tables stop showing
 the old run's figures as its own until the declaration says otherwise.
 """
 
@@ -99,6 +100,23 @@ def load_renames(root: Path) -> dict:
     return renames
 
 
+def load_moved(root: Path) -> list:
+    """The functions declared moved from a header into a kernel file since the runs ("moved": [{"function", "from",
+    "into"}], paths from the repository's root); [] when none."""
+    path = root / RUNS_FILE
+    if not path.is_file():
+        return []
+    with open(path, encoding="utf-8") as file:
+        document = json.load(file)
+    moved = document.get("moved", []) if isinstance(document, dict) else []
+    if not isinstance(moved, list) or not all(isinstance(move, dict) and all(isinstance(move.get(key), str) and
+                                                                             move[key] for key in ("function", "from",
+                                                                                                   "into"))
+                                              for move in moved):
+        raise InputError(f"{path}: moved must be a list of {{function, from, into}}")
+    return moved
+
+
 def load(root: Path) -> list[Run]:
     """The runs declared in root/results/runs.json, in its order; [] when there is no such file."""
     path = root / RUNS_FILE
@@ -161,26 +179,58 @@ def code_lines(text: str) -> list[str]:
     return lines
 
 
-def code_changed_since(root: Path, commit: str, path: Path, renames: Optional[dict] = None) -> Optional[bool]:
-    """Whether `path` differs from its version at `commit` in anything but comments, blank lines and the identifier
-    `renames` (applied to the commit's version); None when git cannot tell (no git, not a repository, the commit
-    or the file not at hand there, as in a shallow clone)."""
+def function_code(text: str, name: str) -> Optional[list[str]]:
+    """The code lines of the definition of `name` in a C++ header's `text`: from the template line(s) just above the
+    line that declares it up to the first line that is a closing brace alone at column 0; None where not found."""
+    lines = text.splitlines()
+    for start, line in enumerate(lines):  # the declaring line starts at column 0, not a call or a comment
+        if re.search(rf"\b{re.escape(name)}\(", line) and not line.startswith((" ", "/")):
+            break
+    else:
+        return None
+    while start > 0 and lines[start - 1].startswith(("template", "__device__", "__host__")):
+        start -= 1
+    for end in range(start, len(lines)):
+        if lines[end] == "}":
+            return code_lines("\n".join(lines[start:end + 1]))
+    return None
+
+
+def code_changed_since(root: Path, commit: str, path: Path, renames: Optional[dict] = None,
+                       moved: Optional[list] = None) -> Optional[bool]:
+    """Whether `path` differs from its version at `commit` in anything but comments, blank lines, the identifier
+    `renames` (applied to the commit's version) and the functions `moved` into it since from a header of `commit`
+    (each {"function", "from", "into"}: the function's code as the header had it, found once in `path` and left out
+    of the comparison); None when git cannot tell (no git, not a repository, the commit or the file not at hand
+    there, as in a shallow clone)."""
     def git(*args):
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60)
+
+    def rename(text: str) -> str:
+        for old_name, new_name in (renames or {}).items():
+            text = re.sub(rf"\b{re.escape(old_name)}\b", new_name, text)
+        return text
     try:
         if git("rev-parse", "-q", "--verify", f"{commit}^{{commit}}").returncode != 0:
             return None
-        relative = path.resolve().relative_to(Path(git("rev-parse", "--show-toplevel").stdout.strip()).resolve())
-        old = git("show", f"{commit}:{relative.as_posix()}")
+        top = Path(git("rev-parse", "--show-toplevel").stdout.strip()).resolve()
+        relative = path.resolve().relative_to(top).as_posix()
+        old = git("show", f"{commit}:{relative}")
         if old.returncode != 0:
             return None
-        current = path.read_text(encoding="utf-8")
+        current = code_lines(path.read_text(encoding="utf-8"))
+        for move in moved or []:
+            if move["into"] != relative:
+                continue
+            header = git("show", f"{commit}:{move['from']}")
+            block = function_code(rename(header.stdout), move["function"]) if header.returncode == 0 else None
+            starts = [i for i in range(len(current)) if block and current[i:i + len(block)] == block]
+            if len(starts) != 1:
+                return True  # the moved function is not in the file as the header had it: a change
+            current = current[:starts[0]] + current[starts[0] + len(block):]
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
-    then = old.stdout
-    for old_name, new_name in (renames or {}).items():
-        then = re.sub(rf"\b{re.escape(old_name)}\b", new_name, then)
-    return code_lines(then) != code_lines(current)
+    return code_lines(rename(old.stdout)) != current
 
 
 def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]]) -> None:
@@ -202,7 +252,7 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
             raise InputError(f"{relative}: kernel {kernel_id:02d} of the run is {names[kernel_id]}, not today's "
                              f"chapter {kernel_id:02d} ({path.name if path else 'none'}); {RUNS_FILE} declares it "
                              f"current")
-        if code_changed_since(root, run.commit, path, load_renames(root)):
+        if code_changed_since(root, run.commit, path, load_renames(root), load_moved(root)):
             raise InputError(f"{path.relative_to(root)} changed since commit {run.commit} (in more than comments), "
                              f"and {RUNS_FILE} declares that commit's run {relative} current for chapter "
                              f"{kernel_id:02d}: take {kernel_id:02d} out of the run's \"current\" (or measure again)")

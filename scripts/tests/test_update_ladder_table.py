@@ -72,9 +72,13 @@ class UpdateLadderTableTest(unittest.TestCase):
                     "settings": {"reps": 200, "warmup": 10, "cold_l2": True, "order": "interleaved"}}
         (run / "compare.json").write_text(json.dumps(document), encoding="utf-8")
 
-    def declare(self, runs, renames=None):
+    def declare(self, runs, renames=None, moved=None):
         (self.root / "results").mkdir(exist_ok=True)
-        document = {"runs": runs} if renames is None else {"runs": runs, "renames": renames}
+        document = {"runs": runs}
+        if renames is not None:
+            document["renames"] = renames
+        if moved is not None:
+            document["moved"] = moved
         (self.root / "results" / "runs.json").write_text(json.dumps(document), encoding="utf-8")
 
     def two_runs(self, commit_a="aaaaaaa", commit_b="bbbbbbb"):
@@ -198,6 +202,39 @@ class UpdateLadderTableTest(unittest.TestCase):
         result = self.run_script()
         self.assertEqual(result.returncode, 2)
         self.assertIn("renames must map identifiers", result.stderr)
+
+    def test_a_function_moved_into_its_one_chapter_is_not_a_change_of_code(self):
+        common = self.root / "common"
+        common.mkdir()
+        helper = ("template <int kN>\n__device__ void store_box(int x) {\n  int y = x + kN;  // why\n  use(y);\n}\n")
+        (common / "epilogue.h").write_text("#pragma once\n\n// Boxes.\n" + helper, encoding="utf-8")
+        self.git("init", "-q")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "the run's commit")
+        commit = self.git("rev-parse", "--short=7", "HEAD")
+        self.write_run("gpu-a", commit, [(0, "cublas", 800.0, 1.0), (1, "first", 40.0, 0.05),
+                                         (2, "second", 812.0, 1.01)])
+        run = [{"gpu": "A", "dir": "gpu-a", "commit": commit, "current": "0-2"}]
+        moved = [{"function": "store_box", "from": "common/epilogue.h", "into": "kernels/02_second.cu"}]
+        source = self.root / "kernels" / "02_second.cu"
+        before = source.read_text(encoding="utf-8")
+        # The function now in 02's file (its comments reworded), the header without it.
+        source.write_text(before.replace("int a = 1;\n", "int a = 1;\n" + helper.replace("// why", "// because")),
+                          encoding="utf-8")
+        (common / "epilogue.h").write_text("#pragma once\n", encoding="utf-8")
+        self.declare(run)
+        result = self.run_script("--check")
+        self.assertEqual(result.returncode, 2)  # undeclared, the move is a change
+        self.assertIn("kernels/02_second.cu changed since commit", result.stderr)
+        self.declare(run, moved=moved)
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # A change inside the moved function is a change.
+        source.write_text(before.replace("int a = 1;\n", "int a = 1;\n" + helper.replace("x + kN", "x - kN")),
+                          encoding="utf-8")
+        result = self.run_script("--check")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("changed since commit", result.stderr)
 
     def test_what_a_chapter_adds_takes_at_most_ten_words(self):
         registry = self.root / "kernels" / "registry.inc"
