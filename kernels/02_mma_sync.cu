@@ -17,7 +17,7 @@
 // the cp.async instantiation; 220 with element-wise loads), so an SM holds at most 8 such warps; they are
 // spread over two independent CTAs (96 KB of shared memory each) rather than one CTA of 8, so that one CTA's
 // barrier waits and pipeline refills overlap the other's mma work (measured against the alternatives in
-// kernels/02_mma_sync.md).
+// docs/log/02_mma_sync.md).
 //
 // Shapes: any M, N, K ≥ 1. When K is a multiple of 8, rows are 16-byte aligned and cp.async zero-fills the
 // chunks past M, N or K; otherwise the same kernel is instantiated with element-wise loads (synchronous,
@@ -116,7 +116,7 @@ struct Fragments {
 // Every row a lane addresses has row % 8 == lane % 8, and chunk 2·k_step + c (c = 0 or 1) equals
 // c XOR 2·k_step. So the swizzled offset of k step s is the k-step-0 offset XOR (s · 32): one LOP per
 // k step (swizzled_k_step), and the 16-row tiles are fixed 2048-byte steps from there (the k-group XOR of
-// CUTLASS's crosswise layout, see kernels/02_mma_sync.md).
+// CUTLASS's crosswise layout, see docs/log/02_mma_sync.md).
 struct FragmentOffsets {
   uint32_t a;  // byte offset in the A stage of this lane's row of m16 tile 0, k step 0
   uint32_t b;  // byte offset in the B stage of this lane's row of n8 pair 0, k step 0

@@ -1,7 +1,7 @@
 // Kernel 02's XOR swizzle against CUTLASS's own layout of mma.sync operands in shared memory:
 // cutlass::layout::TensorOpMultiplicand<16, Crosswise> (include/cutlass/layout/tensor_op_multiplicand_sm75.h),
 // called here, not restated. For 64-element rows it must put every bf16 where our swizzle does; for 32-element
-// rows (kFactor 2) it must pack the rows as kernel 02's notes draw it.
+// rows (kFactor 2) it must pack the rows as kernel 02's lab notebook draws it (docs/log/02_mma_sync.md).
 #include "tests/cute/cute_on_host.h"  // first: the CUTLASS headers come after its host stand-in
 
 #include <cutlass/layout/tensor_op_multiplicand_sm75.h>
