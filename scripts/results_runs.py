@@ -82,52 +82,48 @@ def format_ids(ids: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
-def load_renames(root: Path) -> dict:
-    """The identifier renames declared in root/results/runs.json ("renames": {"old": "new"}); {} when none."""
+def read_declaration(root: Path) -> Optional[dict]:
+    """root/results/runs.json, parsed; None when there is no such file."""
     path = root / RUNS_FILE
     if not path.is_file():
-        return {}
+        return None
     try:
         with open(path, encoding="utf-8") as file:
             document = json.load(file)
     except (OSError, ValueError) as error:
         raise InputError(f"{path}: not readable JSON ({error})") from None
-    renames = document.get("renames", {}) if isinstance(document, dict) else {}
+    return document if isinstance(document, dict) else {}
+
+
+def load_renames(root: Path) -> dict:
+    """The identifier renames declared in root/results/runs.json ("renames": {"old": "new"}); {} when none."""
+    renames = (read_declaration(root) or {}).get("renames", {})
     word = re.compile(r"^[A-Za-z_]\w*( [A-Za-z_]\w*)*$")  # an identifier, or words of a message ("k tile")
     if not isinstance(renames, dict) or not all(isinstance(old, str) and isinstance(new, str) and
                                                 word.match(old) and word.match(new) for old, new in renames.items()):
-        raise InputError(f"{path}: renames must map identifiers (or words) to identifiers (or words)")
+        raise InputError(f"{root / RUNS_FILE}: renames must map identifiers (or words) to identifiers (or words)")
     return renames
 
 
 def load_moved(root: Path) -> list:
     """The functions declared moved from a header into a kernel file since the runs ("moved": [{"function", "from",
     "into"}], paths from the repository's root); [] when none."""
-    path = root / RUNS_FILE
-    if not path.is_file():
-        return []
-    with open(path, encoding="utf-8") as file:
-        document = json.load(file)
-    moved = document.get("moved", []) if isinstance(document, dict) else []
+    moved = (read_declaration(root) or {}).get("moved", [])
     if not isinstance(moved, list) or not all(isinstance(move, dict) and all(isinstance(move.get(key), str) and
                                                                              move[key] for key in ("function", "from",
                                                                                                    "into"))
                                               for move in moved):
-        raise InputError(f"{path}: moved must be a list of {{function, from, into}}")
+        raise InputError(f"{root / RUNS_FILE}: moved must be a list of {{function, from, into}}")
     return moved
 
 
 def load(root: Path) -> list[Run]:
     """The runs declared in root/results/runs.json, in its order; [] when there is no such file."""
     path = root / RUNS_FILE
-    if not path.is_file():
+    document = read_declaration(root)
+    if document is None:
         return []
-    try:
-        with open(path, encoding="utf-8") as file:
-            document = json.load(file)
-    except (OSError, ValueError) as error:
-        raise InputError(f"{path}: not readable JSON ({error})") from None
-    runs = document.get("runs") if isinstance(document, dict) else None
+    runs = document.get("runs")
     if not isinstance(runs, list):
         raise InputError(f"{path}: needs a list \"runs\"")
     result = []
@@ -244,6 +240,7 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
         raise InputError(f"{relative}/compare.json is of commit {commit}, but {RUNS_FILE} declares {run.commit}: "
                          f"say there which chapters that run measured as they are today")
     names = dict(kernels)
+    renames, moved = load_renames(root), load_moved(root)
     for kernel_id in sorted(run.current - {CUBLAS_ID}):
         if kernel_id not in names:
             continue  # declared current, not measured: no figure to show
@@ -252,7 +249,7 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
             raise InputError(f"{relative}: kernel {kernel_id:02d} of the run is {names[kernel_id]}, not today's "
                              f"chapter {kernel_id:02d} ({path.name if path else 'none'}); {RUNS_FILE} declares it "
                              f"current")
-        if code_changed_since(root, run.commit, path, load_renames(root), load_moved(root)):
+        if code_changed_since(root, run.commit, path, renames, moved):
             raise InputError(f"{path.relative_to(root)} changed since commit {run.commit} (in more than comments), "
                              f"and {RUNS_FILE} declares that commit's run {relative} current for chapter "
                              f"{kernel_id:02d}: take {kernel_id:02d} out of the run's \"current\" (or measure again)")
