@@ -1,12 +1,14 @@
 """Loading and querying the results of `gemm compare --out DIR` (DIR/compare.csv and DIR/compare.json).
 
-Shared by plot_progression.py and update_readme_table.py so that both read the CSV the same way: the
-same column check, the same rule for which cells count as a measured number, and the same shape order.
+Shared by plot_progression.py, update_readme_table.py and update_ladder_table.py so that all read the CSV the same
+way: the same column check, the same rule for which cells count as a measured number, and the same shape order; and
+they link a results file from a Markdown page the same way (relative_link).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -59,6 +61,11 @@ class Shape:
         if min(m, n, k) < 1:
             raise InputError(f"bad shape '{text}': sizes must be at least 1")
         return Shape(m, n, k)
+
+
+def relative_link(target: Path, page: Path) -> str:
+    """`target` relative to the Markdown page's directory with forward slashes, as Markdown links need."""
+    return Path(os.path.relpath(target.resolve(), page.resolve().parent)).as_posix()
 
 
 def load_compare_csv(path: Path) -> pd.DataFrame:

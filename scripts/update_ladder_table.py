@@ -127,10 +127,6 @@ def lines_changed(root: Path, chapter: Chapter) -> str:
     return f"+{match[1]} −{match[2]}"
 
 
-def relative_link(target: Path, readme: Path) -> str:
-    return Path(os.path.relpath(target.resolve(), readme.resolve().parent)).as_posix()
-
-
 class Measured(NamedTuple):
     run: results_runs.Run
     frame: object  # the run's compare.csv, as compare_csv loads it
@@ -189,7 +185,7 @@ def build_block(root: Path, readme: Path, shape: Shape = DEFAULT_SHAPE) -> list[
     for chapter in chapters(root):
         notes = root / "kernels" / f"{chapter.id:02d}_{chapter.name}.md"
         stem = f"{chapter.id:02d}_{chapter.name}"
-        link = f"[{stem}]({relative_link(notes, readme)})" if notes.is_file() else stem
+        link = f"[{stem}]({compare_csv.relative_link(notes, readme)})" if notes.is_file() else stem
         base = f"{chapter.base:02d}" if chapter.base else MISSING
         cells = [f"{chapter.id:02d}", link, chapter.technique, base, lines_changed(root, chapter)]
         for measured in runs:
@@ -200,8 +196,8 @@ def build_block(root: Path, readme: Path, shape: Shape = DEFAULT_SHAPE) -> list[
     table = ["| " + " | ".join(cells) + " |" for cells in rows]
     if not runs:
         return table
-    sources = ", ".join(f"{m.run.gpu} from [{relative_link(m.run.csv, readme)}]({relative_link(m.run.csv, readme)}) "
-                        f"({run_settings(m)})" for m in runs)
+    links = [compare_csv.relative_link(m.run.csv, readme) for m in runs]
+    sources = ", ".join(f"{m.run.gpu} from [{link}]({link}) ({run_settings(m)})" for m, link in zip(runs, links))
     caption = (f"TFLOP/s at {shape.label()} (median of the reps) and the ratio to cuBLAS timed in the same run, from "
                f"one `gemm compare --out` run per GPU: {sources}.")
     notes = []

@@ -29,7 +29,6 @@ usage.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -44,11 +43,6 @@ BEGIN_MARKER = "<!-- kernel-table:begin -->"
 END_MARKER = "<!-- kernel-table:end -->"
 MISSING = "—"
 DEFAULT_README = Path(__file__).resolve().parent.parent / "docs" / "results.md"
-
-
-def relative_link(target: Path, readme: Path) -> str:
-    """`target` relative to the Markdown file's directory with forward slashes, as Markdown links need."""
-    return Path(os.path.relpath(target.resolve(), readme.resolve().parent)).as_posix()
 
 
 def repository_root(readme: Path) -> Path:
@@ -66,7 +60,7 @@ def kernel_cell(kernel_id: int, name: str, readme: Path, run: Optional[results_r
     if run is not None and not run.is_current(kernel_id):
         return run.label(kernel_id, name)
     notes = repository_root(readme) / "kernels" / f"{kernel_id:02d}_{name}.md"
-    return f"[{name}]({relative_link(notes, readme)})" if notes.is_file() else name
+    return f"[{name}]({compare_csv.relative_link(notes, readme)})" if notes.is_file() else name
 
 
 def caption(csv_path: Path, readme: Path, document: dict, run: Optional[results_runs.Run] = None,
@@ -97,7 +91,7 @@ def caption(csv_path: Path, readme: Path, document: dict, run: Optional[results_
                   if not run.is_current(kernel_id)]
         if former:
             text += f"; kernels {results_runs.format_ids(current)} as they are today, {', '.join(former)}"
-    link = relative_link(csv_path, readme)
+    link = compare_csv.relative_link(csv_path, readme)
     return f"{text} — from [{link}]({link})."
 
 
