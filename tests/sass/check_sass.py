@@ -80,7 +80,8 @@ def disassemble(tool: str, binary: str, arch: str, out: str) -> int:
     except (OSError, RuntimeError) as error:
         print(f"FAIL: {error}")
         return 1
-    if arch not in functions_by_arch(sass, r"\s*Function : (\S+)"):
+    functions = functions_by_arch(sass, r"\s*Function : (\S+)")
+    if arch not in functions:
         print(f"FAIL: {binary} has no {arch} code (cuobjdump -sass -arch {arch} shows none)")
         return 1
     text = (f"# check_sass.py: cuobjdump of {os.path.abspath(binary)} for {arch}, sha256 {digest}\n"
@@ -96,8 +97,7 @@ def disassemble(tool: str, binary: str, arch: str, out: str) -> int:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
-    functions = len(functions_by_arch(sass, r"\s*Function : (\S+)")[arch])
-    print(f"{arch}: {functions} functions of {binary} disassembled into {out}")
+    print(f"{arch}: {len(functions[arch])} functions of {binary} disassembled into {out}")
     return 0
 
 
