@@ -27,12 +27,22 @@
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
 
+#include "common/few_tiles.h"
+#include "common/stream_k.h"
+
 namespace gemm {
 
 constexpr double kCooperativeBoundaryCycles = 3300;  // 13's cycles per tile beyond its multiplies (H100)
 constexpr double kPingPongOverhead = 1.01;           // the ping-pong's cycles over its whole rounds (H100)
 constexpr double kPingPongMargin = 1.02;             // how far ahead the model must put it
 constexpr int kPingPongMinRounds = 16;
+// Few tiles (fewer cluster tiles than clusters): short launches, where what a launch costs beyond its k blocks
+// weighs. Fitted on an H200 to kernels 13, 14 and 15 at 1024³, 2048³, 128 × 4096 × 4096 and 512 × 4096 × 4096
+// (kernel 16's notes): kernel 15's whole tiles cost about kFewTilesWholeCycles beyond the model above (a split's
+// fixed cost is in StreamKSchedule::split_blocks already), kernel 14 about kPingPongFewTilesCycles (with one tile a
+// CTA, nothing hides its epilogue).
+constexpr double kFewTilesWholeCycles = 14 * 1024;
+constexpr double kPingPongFewTilesCycles = 20 * 1024;
 
 // The ping-pong kernel's tile widths (kernels/14_pingpong.cu instantiates it for each). A consumer thread holds w
 // accumulators; with addressing and C's packing both fit in its 232 registers without spilling (the SASS test).
@@ -40,7 +50,11 @@ constexpr int kPingPongWidthCount = 2;
 __host__ __device__ constexpr int pingpong_width(int index) { return index == 0 ? 176 : 184; }
 
 struct PingPongEstimate {
-  double cooperative_cycles = 0;  // per SM
+  double cooperative_cycles = 0;  // per SM: kernel 15's (kernel 13's where the tiles are as many as the clusters)
+  bool few_tiles = false;         // fewer cluster tiles than clusters: kernel 15's split or whole tiles
+  bool cluster_along_n = false;   // kernel 15's clusters are 1 × 2 (few_tiles_cluster_along_n)
+  int cluster_tiles = 0;          // kernel 15's cluster tiles
+  int split_workers = 0;          // the clusters kernel 15's few-tile schedule splits them over (0: not split)
   double pingpong_cycles = 0;     // per SM, with the chosen width
   int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs with it
   int pingpong_width = 0;         // its tile width: of the widths the one with fewer cycles
@@ -54,20 +68,33 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   const long long k_blocks = div_up(k, 64);
   const long long tiles = div_up(m, 128) * div_up(n, 256);
   const long long sms = 2LL * clusters;
-  estimate.cooperative_cycles = static_cast<double>(tiles * k_blocks * 1024) / static_cast<double>(sms) +
-                                static_cast<double>(div_up(tiles, sms)) * kCooperativeBoundaryCycles;
+  estimate.cluster_along_n = few_tiles_cluster_along_n(m, n);
+  estimate.cluster_tiles = static_cast<int>(estimate.cluster_along_n ? div_up(m, 128) * div_up(div_up(n, 256), 2)
+                                                                     : div_up(div_up(m, 128), 2) * div_up(n, 256));
+  estimate.few_tiles = estimate.cluster_tiles < clusters;
+  if (estimate.few_tiles) {  // kernel 15's split over the clusters, or whole tiles, by its own model
+    const StreamKSchedule schedule =
+        StreamKSchedule::make_few_tiles(estimate.cluster_tiles, static_cast<int>(k_blocks), clusters);
+    estimate.split_workers = schedule.splits() ? schedule.workers : 0;
+    estimate.cooperative_cycles = schedule.few_tiles_blocks() * 1024 + kCooperativeBoundaryCycles +
+                                  (schedule.splits() ? 0 : kFewTilesWholeCycles);
+  } else {  // kernel 13's: the tiles spread evenly (the stream-K tail evens out the last round)
+    estimate.cooperative_cycles = static_cast<double>(tiles * k_blocks * 1024) / static_cast<double>(sms) +
+                                  static_cast<double>(div_up(tiles, sms)) * kCooperativeBoundaryCycles;
+  }
   for (int index = 0; index < kPingPongWidthCount; ++index) {
     const int width = pingpong_width(index);
     const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, width);
     const long long rounds = div_up(cluster_tiles, clusters);
-    const double cycles = static_cast<double>(rounds * k_blocks * 4 * width) * kPingPongOverhead;
+    const double cycles = static_cast<double>(rounds * k_blocks * 4 * width) * kPingPongOverhead +
+                          (estimate.few_tiles ? kPingPongFewTilesCycles : 0);
     if (estimate.pingpong_width == 0 || cycles < estimate.pingpong_cycles) {
       estimate.pingpong_width = width;
       estimate.pingpong_rounds = static_cast<int>(rounds);
       estimate.pingpong_cycles = cycles;
     }
   }
-  estimate.pingpong = estimate.pingpong_rounds >= kPingPongMinRounds &&
+  estimate.pingpong = (estimate.few_tiles || estimate.pingpong_rounds >= kPingPongMinRounds) &&
                       estimate.cooperative_cycles >= kPingPongMargin * estimate.pingpong_cycles;
   return estimate;
 }

@@ -92,6 +92,48 @@ struct StreamKSchedule {
     return schedule;
   }
 
+  // Kernel 15's policy for few tiles. make() is given at most one worker per tile by kernels 11-13, so with fewer
+  // tiles than resident workers the rest idle (32 cluster tiles on 66 clusters at 512 × 4096 × 14336). Here every
+  // resident worker may take part: with fewer tiles than `workers`, either each tile stays whole on a worker of its
+  // own, or every tile is split along K (no whole tiles; the schedule's only round is the split one) over the number
+  // of workers between tiles + 1 and `workers` that split_blocks() says finishes first, if any beats the whole tiles'
+  // k_blocks. A share is then the tail of one tile and the head of the next. With as many tiles as workers or more,
+  // make()'s policy, unchanged.
+  //
+  // What a split costs, in k blocks of a worker's time (fitted to kernel 15 on an H200 at 2048³, 128 × 4096 × 4096
+  // and 512 × 4096 × 14336; its notes): about kSplitCostBlocks whatever the split (a second tile boundary in every
+  // share, the partial's round trip through the L2 before the owner can finish), and kPartialCostBlocks for each
+  // partial an owner adds, one after another. With T tiles on W workers an owner adds about W / T partials.
+  static constexpr int kSplitCostBlocks = 16;
+  static constexpr int kPartialCostBlocks = 5;
+
+  // A worker's time in k blocks when `tiles` tiles of `k_blocks` are split over `workers` workers.
+  __host__ __device__ static constexpr double split_blocks(int tiles, int k_blocks, int workers) {
+    return static_cast<double>(tiles) * k_blocks / workers + kSplitCostBlocks +
+           kPartialCostBlocks * static_cast<double>(workers) / tiles;
+  }
+
+  static StreamKSchedule make_few_tiles(int tiles, int k_blocks, int workers) {
+    if (tiles >= workers) return make(tiles, k_blocks, workers);
+    int best_workers = tiles;  // whole tiles, one worker each
+    double best_blocks = k_blocks;
+    for (int split_workers = tiles + 1; split_workers <= workers; ++split_workers) {
+      if (int64_t{tiles} * k_blocks < split_workers) break;  // every worker at least one k block
+      const double blocks = split_blocks(tiles, k_blocks, split_workers);
+      if (blocks < best_blocks) {
+        best_blocks = blocks;
+        best_workers = split_workers;
+      }
+    }
+    if (best_workers == tiles) return {tiles, k_blocks, tiles, tiles};
+    return {tiles, k_blocks, best_workers, 0};
+  }
+
+  // A worker's time in k blocks under make_few_tiles's schedule, for fewer tiles than workers.
+  __host__ __device__ double few_tiles_blocks() const {
+    return splits() ? split_blocks(tiles, k_blocks, workers) : k_blocks;
+  }
+
   // Whether any tile is split along K (the last round's tiles; none when the policy leaves them whole).
   __host__ __device__ bool splits() const { return whole_tiles < tiles; }
 

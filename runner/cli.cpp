@@ -159,12 +159,16 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   LayoutCommand layout_command;
   CLI::App* layout = add_layout_subcommand(app, layout_command);  // runner/layout.cpp
+  ExplainCommand explain_command;
+  CLI::App* explain = add_explain_subcommand(app, explain_command);  // runner/explain.cpp
 
   // CLI11 would call an unknown command word "a missing subcommand"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string word = argv[1];
-    if (word != "list" && word != "run" && word != "check" && word != "compare" && word != "layout")
-      throw UsageError("unknown command '" + word + "': expected list, run, check, compare or layout (see gemm --help)");
+    if (word != "list" && word != "run" && word != "check" && word != "compare" && word != "layout" &&
+        word != "explain")
+      throw UsageError("unknown command '" + word +
+                       "': expected list, run, check, compare, layout or explain (see gemm --help)");
   }
   try {
     app.parse(argc, argv);
@@ -184,6 +188,10 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   if (list->parsed()) return list_command;
   if (layout->parsed()) return layout_command;
+  if (explain->parsed()) {
+    if (!explain_command.shapes.empty()) parse_shape_list(explain_command.shapes);  // a bad shape is a usage error now
+    return explain_command;
+  }
 
   if (run->parsed()) {
     RunCommand command = run_defaults;

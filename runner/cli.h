@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "runner/explain.h"
 #include "runner/faults.h"
 #include "runner/shapes.h"
 #include "runner/tolerance.h"
@@ -81,7 +82,7 @@ struct LayoutCommand {
 };
 
 using Command = std::variant<ListCommand, RunCommand, CheckCommand, CompareCommand, HelpCommand, VersionCommand,
-                             LayoutCommand>;
+                             LayoutCommand, ExplainCommand>;
 
 // Throws UsageError with a one-line message on any bad argument. Kernel ids are checked for syntax here
 // and against the registry by the command.

@@ -50,6 +50,7 @@ int run_command(int argc, char** argv) {
                           [](const CheckCommand& check) { return command_check(check); },
                           [](const CompareCommand& compare) { return command_compare(compare); },
                           [](const LayoutCommand& layout) { return command_layout(layout); },
+                          [](const ExplainCommand& explain) { return command_explain(explain); },
                       },
                       command);
   } catch (const UsageError& error) {

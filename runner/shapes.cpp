@@ -51,7 +51,43 @@ Shape parse_shape(std::string_view text) {
 
 std::vector<Shape> parse_shape_list(std::string_view text) {
   std::vector<Shape> shapes;
-  for (std::string_view part : split(text, ',')) shapes.push_back(parse_shape(part));
+  for (std::string_view part : split(text, ',')) {
+    const std::vector<Shape> preset = preset_shapes(part);
+    if (!preset.empty()) {
+      shapes.insert(shapes.end(), preset.begin(), preset.end());
+      continue;
+    }
+    if (!part.empty() && part.find('x') == std::string_view::npos && !(part[0] >= '0' && part[0] <= '9')) {
+      std::string names;
+      for (const ModelPreset& model : model_presets()) names += (names.empty() ? "" : ", ") + std::string(model.name);
+      throw UsageError("bad shape '" + std::string(part) + "': expected MxNxK or a model preset (" + names + ")");
+    }
+    shapes.push_back(parse_shape(part));
+  }
+  return shapes;
+}
+
+const std::vector<ModelPreset>& model_presets() {
+  static const std::vector<ModelPreset> presets = {
+      {"llama3-8b", {{"qkv", 6144, 4096}, {"attention output", 4096, 4096}, {"gate and up", 28672, 4096},
+                     {"down", 4096, 14336}}},
+      {"llama3-70b", {{"qkv", 10240, 8192}, {"attention output", 8192, 8192}, {"gate and up", 57344, 8192},
+                      {"down", 8192, 28672}}},
+  };
+  return presets;
+}
+
+const std::vector<int>& preset_token_counts() {
+  static const std::vector<int> tokens = {128, 256, 512, 1024, 2048, 4096, 8192};
+  return tokens;
+}
+
+std::vector<Shape> preset_shapes(std::string_view name) {
+  std::vector<Shape> shapes;
+  for (const ModelPreset& model : model_presets())
+    if (model.name == name)
+      for (const ModelLayer& layer : model.layers)
+        for (int tokens : preset_token_counts()) shapes.push_back({tokens, layer.n, layer.k});
   return shapes;
 }
 
@@ -142,6 +178,12 @@ const std::vector<Shape>& shape_suite() {
       {3900, 11600, 1000},
   };
   return suite;
+}
+
+std::vector<Shape> results_run_shapes() {
+  return {{1024, 1024, 1024},    {2048, 2048, 2048},    {4096, 4096, 4096},
+          {6144, 6144, 6144},    {8192, 8192, 8192},    {16384, 16384, 16384},
+          {4096, 14336, 4096},   {16384, 4096, 14336},  {512, 8192, 8192}};
 }
 
 std::vector<Shape> default_compare_shapes() {

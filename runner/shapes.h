@@ -21,8 +21,28 @@ std::string to_string(const Shape& shape);  // "MxNxK"
 
 // "4096x14336x4096" -> Shape. Throws UsageError naming the text and the accepted form.
 Shape parse_shape(std::string_view text);
-// "512x512x64,1x1x1" -> shapes.
+// "512x512x64,1x1x1" -> shapes; an element may also name a model preset (below), which stands for its shapes.
 std::vector<Shape> parse_shape_list(std::string_view text);
+
+// Model presets: a language model's projection GEMMs, each layer's N × K (N: output features, the rows of B;
+// K: input features) at M = 128 to 8192 tokens. `llama3-8b` is Llama 3 8B (hidden 4096, 32 query and 8 key-value
+// heads of 128: fused QKV 6144 × 4096, attention output 4096 × 4096, fused gate and up 28672 × 4096, down 4096 ×
+// 14336); `llama3-70b` is Llama 3 70B (hidden 8192, 64 query and 8 key-value heads: 10240 × 8192, 8192 × 8192,
+// 57344 × 8192, 8192 × 28672).
+struct ModelLayer {
+  std::string_view name;
+  int n = 0;
+  int k = 0;
+};
+struct ModelPreset {
+  std::string_view name;
+  std::vector<ModelLayer> layers;
+};
+const std::vector<ModelPreset>& model_presets();
+// The token counts every preset runs at: 128, 256, ..., 8192.
+const std::vector<int>& preset_token_counts();
+// A preset's shapes, layer by layer, each at every token count in order; empty if `name` names no preset.
+std::vector<Shape> preset_shapes(std::string_view name);
 // "1024,2048" -> positive sizes.
 std::vector<int> parse_size_list(std::string_view text);
 
@@ -43,6 +63,9 @@ std::vector<Shape> random_shapes_for_rules(const std::vector<ShapeRule>& rules, 
 // The suite `gemm check --shapes suite` runs: edges, tile multiples ± 1, thin, wide, K small and large.
 // Each kernel runs the shapes its shape rule accepts.
 const std::vector<Shape>& shape_suite();
+
+// The nine shapes of the results runs (results/<gpu>/compare.csv): `gemm explain` without --shapes.
+std::vector<Shape> results_run_shapes();
 
 // The shapes `gemm compare` measures when given none: 1024..8192 cubed and one LLM-like projection.
 std::vector<Shape> default_compare_shapes();

@@ -1,5 +1,5 @@
-// Which of kernels 13 and 14 kernel 15's rule picks (common/pingpong_choice.h), on a 132-SM H100 (66 clusters of
-// two): the benchmark's shapes and the sweep the notes measured the rule against.
+// Which of kernels 15 and 14 kernel 16's rule picks (common/pingpong_choice.h), on a 132-SM H100 or H200 (66
+// clusters of two): the benchmark's shapes, the sweep the notes measured the rule against, and the few-tile shapes.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -11,9 +11,12 @@ namespace {
 
 constexpr int kClusters = 66;
 
-TEST(PingPongChoice, TheLlmShapeAloneOfTheBenchmarkShapes) {
+// Of the benchmark's shapes, the LLM shape and 1024³ (16 tiles, fewer than the clusters: kernel 15 leaves them whole,
+// and kernel 14's one short round costs less; the few-tile figures below).
+TEST(PingPongChoice, TheLlmShapeAnd1024CubedOfTheBenchmarkShapes) {
   EXPECT_TRUE(estimate_pingpong(4096, 14336, 4096, kClusters).pingpong);
-  for (const auto& [m, n, k] : {std::array<int, 3>{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
+  EXPECT_TRUE(estimate_pingpong(1024, 1024, 1024, kClusters).pingpong);
+  for (const auto& [m, n, k] : {std::array<int, 3>{2048, 2048, 2048}, {4096, 4096, 4096},
                                 {6144, 6144, 6144}, {8192, 8192, 8192}, {16384, 16384, 16384}, {512, 8192, 8192},
                                 {16384, 4096, 14336}})
     EXPECT_FALSE(estimate_pingpong(m, n, k, kClusters).pingpong) << m << "x" << n << "x" << k;
@@ -80,6 +83,48 @@ TEST(PingPongChoice, FewerClustersMeanMoreRounds) {
   // A 114-SM H100 (PCIe) launches 57 clusters: the same shape takes more, fuller rounds.
   EXPECT_EQ(estimate_pingpong(4096, 14336, 4096, 57).pingpong_rounds, 22);  // 1248 / 57 = 21.9 (of 184)
   EXPECT_EQ(estimate_pingpong(1, 8, 8, 66).pingpong_rounds, 1);
+}
+
+// Few tiles: fewer cluster tiles than clusters. Figures worked by hand from the constants: kernel 15 whole is
+// (k blocks + 14) · 1024 + 3300 cycles, split (T · k / W + 16 + 5 W / T) · 1024 + 3300; kernel 14 its rounds
+// plus 20 · 1024.
+TEST(PingPongChoice, FewTileFigures) {
+  // 1024³: 16 cluster tiles of 16 k blocks, whole (no split pays): 30 · 1024 + 3300 = 34020. Kernel 14: 4 × 6 =
+  // 24 cluster tiles of 176, one round: 16 · 704 · 1.01 + 20480 = 31856.6; 34020 ≥ 1.02 × that: kernel 14.
+  const PingPongEstimate cube = estimate_pingpong(1024, 1024, 1024, kClusters);
+  EXPECT_TRUE(cube.few_tiles);
+  EXPECT_EQ(cube.cluster_tiles, 16);
+  EXPECT_EQ(cube.split_workers, 0);
+  EXPECT_NEAR(cube.cooperative_cycles, 30 * 1024 + 3300, 1e-6);
+  EXPECT_NEAR(cube.pingpong_cycles, 16 * 704 * 1.01 + 20480, 1e-6);
+  EXPECT_TRUE(cube.pingpong);
+  // 512 × 4096 × 14336: 32 cluster tiles of 224 split over 66: (7168 / 66 + 16 + 330 / 32) · 1024 + 3300, against
+  // one round of 224 k blocks of 128 × 176 (2 × 24 = 48 cluster tiles): 224 · 704 · 1.01 + 20480. Kernel 15.
+  const PingPongEstimate down = estimate_pingpong(512, 4096, 14336, kClusters);
+  EXPECT_EQ(down.split_workers, 66);
+  EXPECT_NEAR(down.cooperative_cycles, (7168.0 / 66 + 16 + 330.0 / 32) * 1024 + 3300, 1e-6);
+  EXPECT_FALSE(down.pingpong);
+  // 128 × 4096 × 4096: 1 × 2 clusters, 8 cluster tiles split over 29 (the stream-K tests' figure). Kernel 15.
+  const PingPongEstimate thin = estimate_pingpong(128, 4096, 4096, kClusters);
+  EXPECT_TRUE(thin.cluster_along_n);
+  EXPECT_EQ(thin.cluster_tiles, 8);
+  EXPECT_EQ(thin.split_workers, 29);
+  EXPECT_FALSE(thin.pingpong);
+  // 2048³: 64 cluster tiles whole (46 · 1024 + 3300 = 50404) against two rounds of 176 (8 × 12 = 96 cluster tiles):
+  // 2 · 32 · 704 · 1.01 + 20480 = 65987.8. Kernel 15.
+  const PingPongEstimate square = estimate_pingpong(2048, 2048, 2048, kClusters);
+  EXPECT_EQ(square.split_workers, 0);
+  EXPECT_NEAR(square.cooperative_cycles, 46 * 1024 + 3300, 1e-6);
+  EXPECT_FALSE(square.pingpong);
+  // 200 × 11008 × 4096 (a width not a multiple of 256: 43 columns of 256): 43 cluster tiles whole, against one
+  // round of 60 cluster tiles of 184 (11008 = 59.8 × 184): kernel 14.
+  EXPECT_TRUE(estimate_pingpong(200, 11008, 4096, kClusters).pingpong);
+  // With as many tiles as clusters or more, the old rule: 16 rounds at least. 512 × 28672 × 4096 (224 cluster tiles,
+  // 5 rounds of kernel 14) stays with kernel 15 although the model puts 14 ahead.
+  const PingPongEstimate wide = estimate_pingpong(512, 28672, 4096, kClusters);
+  EXPECT_FALSE(wide.few_tiles);
+  EXPECT_LT(wide.pingpong_cycles, wide.cooperative_cycles);
+  EXPECT_FALSE(wide.pingpong);
 }
 
 }  // namespace

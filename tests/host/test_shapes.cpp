@@ -89,6 +89,42 @@ TEST(ParseShapeList, RejectsABadElementNamingIt) {
   }
 }
 
+// The presets' layers, from the models' published configurations (hidden size, heads of 128, key-value heads,
+// intermediate size): Llama 3 8B 4096, 32, 8, 14336; Llama 3 70B 8192, 64, 8, 28672. QKV is (heads + 2 · key-value
+// heads) · 128 wide, gate and up 2 · intermediate.
+TEST(ModelPresets, Llama3LayersAtEveryTokenCount) {
+  const std::vector<Shape> eight = parse_shape_list("llama3-8b");
+  ASSERT_EQ(eight.size(), 28u);
+  const std::vector<std::pair<int, int>> eight_layers = {{6144, 4096}, {4096, 4096}, {28672, 4096}, {4096, 14336}};
+  const std::vector<int> tokens = {128, 256, 512, 1024, 2048, 4096, 8192};
+  for (size_t layer = 0; layer < 4; ++layer)
+    for (size_t t = 0; t < 7; ++t)
+      EXPECT_EQ(eight[layer * 7 + t], (Shape{tokens[t], eight_layers[layer].first, eight_layers[layer].second}));
+  const std::vector<Shape> seventy = parse_shape_list("llama3-70b");
+  ASSERT_EQ(seventy.size(), 28u);
+  EXPECT_EQ(seventy[0], (Shape{128, 10240, 8192}));
+  EXPECT_EQ(seventy[7 + 6], (Shape{8192, 8192, 8192}));
+  EXPECT_EQ(seventy[14 + 3], (Shape{1024, 57344, 8192}));
+  EXPECT_EQ(seventy[27], (Shape{8192, 8192, 28672}));
+  EXPECT_EQ(10240, (64 + 2 * 8) * 128);
+  EXPECT_EQ(6144, (32 + 2 * 8) * 128);
+}
+
+TEST(ModelPresets, MixWithShapesInOrder) {
+  const std::vector<Shape> shapes = parse_shape_list("1024x1024x1024,llama3-8b,2048x2048x2048");
+  ASSERT_EQ(shapes.size(), 30u);
+  EXPECT_EQ(shapes.front(), (Shape{1024, 1024, 1024}));
+  EXPECT_EQ(shapes[1], (Shape{128, 6144, 4096}));
+  EXPECT_EQ(shapes.back(), (Shape{2048, 2048, 2048}));
+}
+
+TEST(ModelPresets, AnUnknownNameListsThePresets) {
+  const std::string message = usage_error_of([] { parse_shape_list("llama3-7b"); });
+  EXPECT_NE(message.find("'llama3-7b'"), std::string::npos) << message;
+  EXPECT_NE(message.find("llama3-8b, llama3-70b"), std::string::npos) << message;
+  EXPECT_TRUE(preset_shapes("LLAMA3-8B").empty()) << "names are exact";
+}
+
 TEST(ParseSizeList, ParsesCommaSeparatedSizesInOrder) {
   EXPECT_EQ(parse_size_list("1024,2048,1"), (std::vector<int>{1024, 2048, 1}));
   EXPECT_EQ(parse_size_list("4096"), (std::vector<int>{4096}));

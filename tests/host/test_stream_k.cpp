@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "common/few_tiles.h"
 #include "common/gemm_problem.h"  // ceil_div
 #include "common/stream_k.h"
 
@@ -280,6 +281,120 @@ TEST(StreamK, UnsplitScheduleKeepsTheWorkersItsRoundsNeed) {
           EXPECT_GT(ceil_div(tiles, schedule.workers - 1), rounds) << "one worker fewer needs a round more";
         }
       }
+}
+
+// ---- kernel 15's policy for few tiles (make_few_tiles) ------------------------------------------------------------
+
+// The fix-up order of a split tile: its owner's head [0, e0), then the contributors the kernel walks (owner + 1 up
+// to contributors_end, where contributes_to), in that order, each holding the k blocks right after the one before,
+// the last ending at the tile's last k block. An owner that added them in another order, or skipped one, would
+// add a partial the test cannot account for.
+void check_fix_up_chains(const StreamKSchedule& schedule) {
+  for (int owner = 0; owner < schedule.workers; ++owner) {
+    std::vector<WorkUnit> units = units_of(schedule, owner);
+    if (units.empty()) continue;
+    const WorkUnit head = units.back();
+    if (head.tile < schedule.whole_tiles || head.is_partial() || head.k_end == schedule.k_blocks) continue;
+    int next_k = head.k_end;
+    for (int contributor = owner + 1; contributor < schedule.contributors_end(owner, head.tile); ++contributor) {
+      if (!schedule.contributes_to(contributor, head.tile)) continue;
+      WorkUnit partial;  // the contributor's first split unit (its whole tiles come before it)
+      for (const WorkUnit& unit : units_of(schedule, contributor))
+        if (unit.tile >= schedule.whole_tiles) {
+          partial = unit;
+          break;
+        }
+      EXPECT_EQ(partial.tile, head.tile);
+      EXPECT_EQ(partial.k_begin, next_k) << "tile " << head.tile << ", contributor " << contributor;
+      next_k = partial.k_end;
+    }
+    EXPECT_EQ(next_k, schedule.k_blocks) << "tile " << head.tile << " of owner " << owner << " not covered";
+  }
+}
+
+TEST(FewTiles, EveryIterationOnceBalancedSharesAndFixUpOrder) {
+  for (int workers : {1, 2, 7, 33, 66, 132})
+    for (int tiles : {1, 2, 5, 8, 16, 32, 65, 66, 67, 200})
+      for (int k_blocks : {1, 2, 7, 16, 64, 224, 448}) {
+        const StreamKSchedule schedule = StreamKSchedule::make_few_tiles(tiles, k_blocks, workers);
+        SCOPED_TRACE(testing::Message() << tiles << " tiles, " << k_blocks << " k blocks, " << workers << " workers");
+        check_schedule(schedule);
+        check_fix_up_chains(schedule);
+        EXPECT_LE(schedule.workers, workers);
+        if (tiles >= workers) {  // kernel 13's policy, unchanged
+          const StreamKSchedule thirteen = StreamKSchedule::make(tiles, k_blocks, workers);
+          EXPECT_EQ(schedule.workers, thirteen.workers);
+          EXPECT_EQ(schedule.whole_tiles, thirteen.whole_tiles);
+          continue;
+        }
+        // The choice is the best of the model's candidates: whole tiles (k_blocks), or a split over any worker
+        // count from tiles + 1 up (each worker at least one k block).
+        double best = k_blocks;
+        for (int split = tiles + 1; split <= workers && split <= int64_t{tiles} * k_blocks; ++split)
+          best = std::min(best, StreamKSchedule::split_blocks(tiles, k_blocks, split));
+        EXPECT_DOUBLE_EQ(schedule.few_tiles_blocks(), best);
+        if (schedule.splits()) {
+          EXPECT_EQ(schedule.whole_tiles, 0) << "with fewer tiles than workers, all of it is split";
+          EXPECT_GT(schedule.workers, tiles);
+        } else {
+          EXPECT_EQ(schedule.workers, tiles) << "unsplit: one worker per tile";
+        }
+      }
+}
+
+// The cost model's figures, worked by hand: split_blocks(T, k, W) = T · k / W + 16 + 5 · W / T.
+TEST(FewTiles, SplitCostModel) {
+  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(32, 224, 66), 32.0 * 224 / 66 + 16 + 5.0 * 66 / 32);
+  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(8, 64, 32), 16 + 16 + 20);
+}
+
+// Pinned on shapes of the model presets, on 66 clusters.
+TEST(FewTiles, PolicyOnFewTileShapes) {
+  // 512 × 4096 × 14336 in 2 × 1 clusters: 2 × 16 = 32 cluster tiles of 224 k blocks. 32 · 224 / W + 16 + 5 W / 32
+  // falls all the way to W = 66 (7168 / 66 + 16 + 10.3 = 135 k blocks against 224 whole): 108 or 109 k blocks
+  // each. Tile 0: worker 0 has k 0..107, worker 1 108..216 (⌊2 · 7168 / 66⌋ = 217), worker 2 217..223; the owner
+  // adds worker 1's partial, then worker 2's.
+  const StreamKSchedule mlp = StreamKSchedule::make_few_tiles(32, 224, 66);
+  EXPECT_EQ(mlp.workers, 66);
+  EXPECT_EQ(mlp.whole_tiles, 0);
+  EXPECT_EQ(mlp.first(0).k_end, 108);
+  EXPECT_EQ(mlp.contributors_end(0, 0), 3);
+  EXPECT_EQ(mlp.first(1).k_begin, 108);
+  EXPECT_EQ(mlp.first(1).k_end, 217);
+  EXPECT_EQ(mlp.first(2).k_begin, 217);
+  EXPECT_EQ(mlp.first(2).k_end, 224);
+  EXPECT_EQ(mlp.next(2, mlp.first(2)).tile, 1);  // worker 2 then owns tile 1's head, 0..100 (325 - 224 = 101)
+  EXPECT_EQ(mlp.next(2, mlp.first(2)).k_end, 101);
+  // 128 × 4096 × 4096 in 1 × 2 clusters: 8 cluster tiles of 64 k blocks. 512 / W + 16 + 5 W / 8 is least at
+  // W = √(512 · 8 / 5) = 28.6: 28 gives 18.29 + 16 + 17.5 = 51.79, 29 gives 17.66 + 16 + 18.13 = 51.78.
+  EXPECT_EQ(StreamKSchedule::make_few_tiles(8, 64, 66).workers, 29);
+  // 2048³: 64 cluster tiles of 32 k blocks on 66 clusters: a split (31 + 16 + 5.2 at best) loses to whole tiles (32).
+  EXPECT_FALSE(StreamKSchedule::make_few_tiles(64, 32, 66).splits());
+  EXPECT_EQ(StreamKSchedule::make_few_tiles(64, 32, 66).workers, 64);
+  // 1024³: 16 tiles of 16 k blocks: whole (a split costs 16 k blocks before any gain).
+  EXPECT_FALSE(StreamKSchedule::make_few_tiles(16, 16, 66).splits());
+  // 128 × 57344 × 8192 in 1 × 2 clusters: 112 cluster tiles, more than 66: kernel 13's policy (two rounds, 46 left
+  // over, 20 idle clusters for 128 k blocks is 38.8 each, over 32: the last round split).
+  EXPECT_EQ(StreamKSchedule::make_few_tiles(112, 128, 66).whole_tiles, 66);
+  // One k block a tile (K ≤ 64): nothing to split, one worker per tile.
+  EXPECT_FALSE(StreamKSchedule::make_few_tiles(30, 1, 66).splits());
+  EXPECT_EQ(StreamKSchedule::make_few_tiles(30, 1, 66).workers, 30);
+}
+
+TEST(FewTiles, ClusterAlongNOnlyWhereItComputesFewerTiles) {
+  EXPECT_TRUE(few_tiles_cluster_along_n(128, 4096));    // 16 CTA tiles along N against 32 with a wasted row
+  EXPECT_FALSE(few_tiles_cluster_along_n(256, 4096));   // 32 either way: kernel 13's 2 × 1
+  EXPECT_TRUE(few_tiles_cluster_along_n(384, 4096));    // 3 × 16 = 48 against 4 × 16 = 64
+  EXPECT_TRUE(few_tiles_cluster_along_n(100, 768));     // 1 × 4 = 4 (3 tiles rounded to 4) against 2 × 3 = 6
+  EXPECT_FALSE(few_tiles_cluster_along_n(128, 256));    // 1 × 2 = 2 against 2 × 1 = 2: a tie stays 2 × 1
+  EXPECT_FALSE(few_tiles_cluster_along_n(8192, 8192));  // no waste either way
+  EXPECT_TRUE(few_tiles_cluster_along_n(384, 2816));    // 3 × 12 = 36 against 4 × 11 = 44
+  EXPECT_EQ(cluster_cta_tiles(384, 2816, 1, 2), 36);
+  EXPECT_EQ(cluster_cta_tiles(384, 2816, 2, 1), 44);
+  // 65535 tile rows (odd) and 2 columns: 131070 against 131072, along N; with 65537 rows a 1 × 2 cluster's row
+  // coordinate would not fit the tile table's 16 bits: 2 × 1, though it computes two tiles more.
+  EXPECT_TRUE(few_tiles_cluster_along_n(65535 * 128, 512));
+  EXPECT_FALSE(few_tiles_cluster_along_n(65537 * 128, 512));
 }
 
 }  // namespace

@@ -1,0 +1,96 @@
+#include "runner/explain.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "common/errors.h"
+#include "common/pingpong_choice.h"
+#include "common/stream_k.h"
+#include "kernels/registry.h"
+#include "runner/device.h"
+
+namespace gemm {
+
+int pingpong_resident_clusters();  // kernels/14_pingpong.cu: the clusters of two that the Hopper chapters keep resident
+
+CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
+  CLI::App* explain = app.add_subcommand(
+      "explain", "What the dispatch chapter (16) launches on each shape, and why (its cost model; no kernel runs)");
+  explain->add_option("--shapes", command.shapes,
+                      "Shapes MxNxK[,...] or model presets (llama3-8b, llama3-70b); default: the results runs' shapes");
+  explain->add_option("--clusters", command.clusters,
+                      "Resident clusters of two CTAs (66 on a 132-SM H100 or H200); default: ask the GPU")
+      ->check(CLI::Range(1, 1 << 16));
+  return explain;
+}
+
+namespace {
+
+std::string thousands(double cycles) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0fk", cycles / 1000);
+  return text;
+}
+
+}  // namespace
+
+std::string explain_shape(const Shape& shape, int clusters) {
+  std::ostringstream line;
+  line << to_string(shape) << "  ";
+  if (const auto refusal = shape_refusal(ShapeRule::kTmaAlignedTileTable, shape.m, shape.n, shape.k))
+    return line.str() + "not taken: " + *refusal;
+  const PingPongEstimate estimate = estimate_pingpong(shape.m, shape.n, shape.k, clusters);
+  const int k_blocks = (shape.k + 63) / 64;
+  if (estimate.pingpong) {
+    const long long cluster_tiles = (shape.m + 255) / 256 * ((shape.n + estimate.pingpong_width - 1) / estimate.pingpong_width);
+    line << "14 pingpong   128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << cluster_tiles
+         << " cluster tiles in " << estimate.pingpong_rounds << " rounds";
+  } else {
+    line << "15 few_tiles  128x256 tiles, " << (estimate.cluster_along_n ? "1x2" : "2x1") << " clusters: ";
+    const int tiles = estimate.cluster_tiles;
+    if (estimate.few_tiles) {
+      if (estimate.split_workers > 0)
+        line << tiles << " cluster tiles of " << k_blocks << " k blocks split along K over " << estimate.split_workers
+             << " clusters";
+      else
+        line << tiles << " cluster tiles whole, one per cluster (no split pays)";
+    } else {
+      const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_blocks, clusters);
+      line << tiles << " cluster tiles";
+      if (schedule.splits())
+        line << ", " << schedule.full_rounds() << " whole rounds, the last " << schedule.split_tiles()
+             << " split along K over " << schedule.workers << " clusters";
+      else
+        line << " in " << (tiles + schedule.workers - 1) / schedule.workers << " rounds on " << schedule.workers
+             << " clusters";
+    }
+  }
+  line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles) << ", 14 "
+       << thousands(estimate.pingpong_cycles) << "; ";
+  if (estimate.few_tiles)
+    line << "fewer tiles than clusters: 14 if 2 % ahead)";
+  else
+    line << "14 if " << kPingPongMinRounds << "+ rounds and 2 % ahead)";
+  return line.str();
+}
+
+int command_explain(const ExplainCommand& command) {
+  int clusters = command.clusters;
+  if (clusters == 0) {
+    const GpuInfo gpu = query_gpu();  // NoGpuError (exit 77) without one
+    if (!build_has_code_for(gpu)) throw UsageError(no_code_message(gpu));
+    if (gpu.cc_major != 9)
+      throw UsageError("explain models the Hopper chapters; this GPU is not one: give --clusters");
+    clusters = pingpong_resident_clusters();
+  }
+  const std::vector<Shape> shapes = command.shapes.empty() ? results_run_shapes() : parse_shape_list(command.shapes);
+  std::cout << "kernel 16 (dispatch) on " << clusters << " resident clusters of two CTAs:\n";
+  for (const Shape& shape : shapes) std::cout << explain_shape(shape, clusters) << "\n";
+  return kExitOk;
+}
+
+}  // namespace gemm
