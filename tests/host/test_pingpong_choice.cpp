@@ -1,4 +1,4 @@
-// Which of kernels 13 and 14 kernel 15's rule picks (common/pingpong_choice.h), on a 132-SM H100 (66 clusters of
+// Which of kernels 13 and 14 kernel 16's rule picks (common/pingpong_choice.h), on a 132-SM H100 (66 clusters of
 // two): the benchmark's shapes and the sweep the notes measured the rule against.
 #include <gtest/gtest.h>
 
