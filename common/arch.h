@@ -11,7 +11,7 @@
 #endif
 
 // nvcc defines __CUDA_ARCH_FEAT_SM100_ALL in the device pass for compute_100a (the "a" features of sm_100:
-// tcgen05, Tensor Memory), as __CUDA_ARCH_FEAT_SM90_ALL for compute_90a. Introduced by kernel 16.
+// tcgen05, Tensor Memory), as __CUDA_ARCH_FEAT_SM90_ALL for compute_90a. Introduced by kernel 17.
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM100_ALL)
 #define GEMM_SM100A_DEVICE_CODE 1
 #else

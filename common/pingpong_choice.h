@@ -1,6 +1,6 @@
-// Which of kernels 13 and 14 a problem gets (host side): the cost model by which kernel 15 dispatches
-// (kernels/15_dispatch.cu and its notes). Introduced by kernel 14, which takes its tile width from it
-// (pingpong_width, estimate_pingpong); kernel 15 adds the choice.
+// Which of kernels 13 and 14 a problem gets (host side): the cost model by which kernel 16 dispatches
+// (kernels/16_dispatch.cu and its notes). Introduced by kernel 14, which takes its tile width from it
+// (pingpong_width, estimate_pingpong); kernel 16 adds the choice.
 //
 // Kernel 13, the cooperative kernel, computes 128 × 256 tiles with both consumer warpgroups on one tile, and the
 // tensor pipe idles at every tile boundary while they store C and wait for the next tile's first stage: its SMs are
@@ -22,7 +22,7 @@
 // and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's
 // late start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it
 // measured level) and the model puts it kPingPongMargin ahead. The constants come from profiles of a few shapes; the
-// shapes the rule was checked on after it was written down are in kernel 15's notes.
+// shapes the rule was checked on after it was written down are in kernel 16's notes.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too

@@ -1,5 +1,5 @@
 // tcgen05: the fifth-generation tensor core instructions of sm_100a (Blackwell B200/GB200). Introduced by
-// kernel 16; kernel 18 adds the CTA-pair (cta_group::2) forms.
+// kernel 17; kernel 19 adds the CTA-pair (cta_group::2) forms.
 //
 // What changed from Hopper's wgmma: one thread issues an MMA for the whole CTA (or CTA pair), the accumulator
 // lives in Tensor Memory (common/tmem.h) instead of registers, operands come from shared memory through
@@ -71,7 +71,7 @@ __device__ __forceinline__ void tcgen05_dealloc(uint32_t tmem_address, uint32_t 
 // D[tmem] (+)= A[smem] · B[smem]ᵀ, .kind::f16 (bf16/f16 in, fp32 or f16 accumulate), shape from `instr_desc`,
 // K = 16. `accumulate` false overwrites D (the first k step of a tile). Asynchronous: track it with
 // tcgen05_commit. With cta_group::2 one thread of the CTA pair issues it for both CTAs (PTX ISA, "Issue
-// Granularity"); kernel 18, like CUTLASS, issues from the even CTA. The A and B descriptors are read at the same
+// Granularity"); kernel 19, like CUTLASS, issues from the even CTA. The A and B descriptors are read at the same
 // shared-memory offsets in both CTAs, and each CTA's TMEM receives its half of D.
 template <int kCtaGroup>
 __device__ __forceinline__ void tcgen05_mma_f16_ss(uint32_t d_tmem, Sm100SmemDescriptor a, Sm100SmemDescriptor b,

@@ -2,7 +2,7 @@
 // (32 bits: shape, types, majorness) and the sm_100 shared-memory matrix descriptor (64 bits: where an
 // operand tile lies in shared memory and how it is swizzled). Host and device code: tests/cute holds every
 // value the kernels use against CuTe's own encoders (cute/arch/mma_sm100_desc.hpp), and ptxas checks none of
-// these bits, so a wrong one would compile cleanly and fail only on a Blackwell GPU. Introduced by kernel 16.
+// these bits, so a wrong one would compile cleanly and fail only on a Blackwell GPU. Introduced by kernel 17.
 //
 // Sources: PTX ISA, "Instruction descriptor" and "Shared memory descriptor" (tcgen05 "Matrix Descriptors"),
 // "Matrix Shape" (the table of .kind and shapes); CUTLASS cute/arch/mma_sm100_desc.hpp
@@ -79,7 +79,7 @@ constexpr int kTcgen05F16K = 16;  // K of one .kind::f16 instruction: 32 bytes o
 //
 // Not the sm_90 (wgmma) encoding: that has nothing in bits 46-48 and a 2-bit swizzle field in bits 62-63
 // (1 = 128B, 2 = 64B, 3 = 32B). The 3-bit field here keeps those modes on the same bits (128B is bit 62 in
-// both) and adds bit 61 for the 128B mode with 32-byte atoms, so for kernel 16's tiles the two encodings differ
+// both) and adds bit 61 for the 128B mode with 32-byte atoms, so for kernel 17's tiles the two encodings differ
 // only in the version bit: 0x40004040_00010000 here, 0x40000040_00010000 for wgmma. Easy to get wrong and
 // invisible until run; hence a type of its own, so that one cannot be passed where the other is meant.
 enum class Sm100Swizzle : uint64_t { kNone = 0, k128BBase32B = 1, k128B = 2, k64B = 4, k32B = 6 };
@@ -110,8 +110,8 @@ __host__ __device__ constexpr Sm100SmemDescriptor sm100_smem_descriptor_k_major_
 }
 
 // ---- pinned values (also tested against CuTe in tests/cute) ------------------------------------------------
-static_assert(tcgen05_instr_desc_bf16_f32(128, 256) == 0x08400490u);  // kernel 16: M = 128, N = 256
-static_assert(tcgen05_instr_desc_bf16_f32(256, 256) == 0x10400490u);  // kernel 18: M = 256 over a CTA pair
+static_assert(tcgen05_instr_desc_bf16_f32(128, 256) == 0x08400490u);  // kernel 17: M = 128, N = 256
+static_assert(tcgen05_instr_desc_bf16_f32(256, 256) == 0x10400490u);  // kernel 19: M = 256 over a CTA pair
 static_assert(sm100_smem_descriptor_k_major_128b(0).bits == 0x4000404000010000ull);
 
 }  // namespace gemm

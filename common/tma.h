@@ -1,6 +1,6 @@
 // TMA (the Tensor Memory Accelerator): bulk tensor copies between global and shared memory, described by
 // a tensor map made on the host (common/tensor_map.h). Introduced by kernel 03 (loads); kernel 07 adds the
-// multicast load, kernel 08 the store, kernel 18 the CTA-pair (.cta_group::2) loads.
+// multicast load, kernel 08 the store, kernel 19 the CTA-pair (.cta_group::2) loads.
 //
 // One thread issues a copy of a whole box (e.g. 128 rows × 64 bf16); the hardware computes addresses, applies
 // the swizzle, zero-fills what lies outside the tensor, and signals completion on an mbarrier by
@@ -66,7 +66,7 @@ __device__ __forceinline__ void tma_store_wait() {
   asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
-// ---- CTA-pair loads (introduced by kernel 18) -----------------------------------------------------------------
+// ---- CTA-pair loads (introduced by kernel 19) -----------------------------------------------------------------
 // With .cta_group::2 the barrier may live in the peer CTA of the pair instead of the CTA the data lands in
 // (PTX ISA, cp.async.bulk.tensor): both CTAs of a pair load their halves of a stage and both count on the
 // leader's (even CTA's) barrier, the only one its single MMA-issuing thread waits on. `barrier` is a

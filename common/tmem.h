@@ -1,7 +1,7 @@
 // Tensor Memory (TMEM): where tcgen05.mma keeps its accumulators, and the rules for reading them back.
 // Host and device code: tests/cute checks this model against the PTX ISA's description and against CuTe's
 // encoding of the same layouts, and the kernels' epilogues compute their row and column indices with it.
-// Introduced by kernel 16.
+// Introduced by kernel 17.
 //
 // Sources: PTX ISA, "Tensor Memory", "Tensor Memory Addressing", "Tensor Memory Allocation", "Access
 // restrictions", "Matrix fragments for shape .32x32b", "Data Path Layout Organization"; CUTLASS
@@ -65,7 +65,7 @@ __host__ __device__ constexpr uint32_t tmem_allocation_columns(uint32_t columns)
 //
 // tcgen05.ld / tcgen05.st from warp w reach only lanes 32·(w % 4) ... 32·(w % 4) + 31: w % 4 is the warp's
 // index in its warpgroup (PTX ISA, "Access restrictions"). So reading all 128 lanes takes four warps whose
-// indices cover all four residues, e.g. any four consecutive warps: kernel 16's epilogue warps 2, 3, 4, 5
+// indices cover all four residues, e.g. any four consecutive warps: kernel 17's epilogue warps 2, 3, 4, 5
 // read lanes 64-95, 96-127, 0-31, 32-63.
 __host__ __device__ constexpr uint32_t tmem_lane_quarter(uint32_t warp) { return warp % 4; }
 __host__ __device__ constexpr uint32_t tmem_first_lane_of_warp(uint32_t warp) {

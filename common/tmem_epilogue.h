@@ -1,6 +1,6 @@
 // The tcgen05 epilogue: a 128 × N fp32 accumulator in Tensor Memory -> bf16 C through shared memory and TMA
 // stores, by four warps, each reading the 32 TMEM lanes it is allowed to (common/tmem.h). Introduced by
-// kernel 16; kernels 17 and 18 run it once per tile while the MMAs of the next tile proceed.
+// kernel 17; kernels 18 and 19 run it once per tile while the MMAs of the next tile proceed.
 //
 //   warp w (w % 4 = q) owns rows 32q ... 32q + 31 of the tile; per 64-column chunk:
 //

@@ -21,7 +21,7 @@
 // by GPC, each GPC's clusters on one row of the round, and the producers of one GPC meet at every round (a round
 // barrier per GPC); the tiles are in kernels 07-08's grouped order (bands of 8 cluster rows), which the GPC deal
 // makes as good as the Hilbert order here; the last round is not split along K, so this kernel pays whole rounds and
-// is fast only where its rounds come out nearly whole. Kernel 15 chooses between it and kernel 13 per shape.
+// is fast only where its rounds come out nearly whole. Kernel 16 chooses between it and kernel 13 per shape.
 //
 // Shapes: any M; N and K multiples of 8.
 
@@ -356,7 +356,7 @@ GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters) {
 }  // namespace
 
 // ---- launcher ----------------------------------------------------------------------------------------
-// How many clusters of this kernel are resident at once: the same for both widths (one CTA per SM). Kernel 15 asks
+// How many clusters of this kernel are resident at once: the same for both widths (one CTA per SM). Kernel 16 asks
 // it too, for its choice between this kernel and kernel 13.
 int pingpong_resident_clusters() {
   CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<176>, cudaFuncAttributeMaxDynamicSharedMemorySize,

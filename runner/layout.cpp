@@ -351,7 +351,7 @@ std::vector<LayoutBlock> draw_wgmma(const LayoutCommand& command, int n, LayoutT
 // ---- tmem ---------------------------------------------------------------------------------------------------
 
 // Which warp may read which TMEM lanes, where tcgen05.ld .32x32b puts each cell (part "ld"), and where an MMA's
-// D lands for the data paths of chapters 16-18 ("D": M = 128; "E": M = 64 with .ws; "F": M = 64 without).
+// D lands for the data paths of chapters 17-19 ("D": M = 128; "E": M = 64 with .ws; "F": M = 64 without).
 std::vector<LayoutBlock> draw_tmem(const LayoutCommand& command) {
   const std::vector<std::string> parts = chosen_parts(command, {"ld", "D", "E", "F"});
   std::vector<LayoutBlock> blocks;
@@ -365,11 +365,11 @@ std::vector<LayoutBlock> draw_tmem(const LayoutCommand& command) {
       access.table.push_back({str(static_cast<int>(warp)), str(static_cast<int>(tmem_lane_quarter(warp))),
                               cat(static_cast<int>(first), "-", static_cast<int>(first + kTmemLanesPerWarp - 1))});
     }
-    access.notes = {"common/tmem.h: tmem_first_lane_of_warp(warp); kernel 16's epilogue warps 2-5 read lanes 64-95, "
+    access.notes = {"common/tmem.h: tmem_first_lane_of_warp(warp); kernel 17's epilogue warps 2-5 read lanes 64-95, "
                     "96-127, 0-31, 32-63"};
     blocks.push_back(std::move(access));
 
-    // Kernel 16's four epilogue warps (2-5), each loading .32x32b.x4 at column 0 of its own lane quarter.
+    // Kernel 17's four epilogue warps (2-5), each loading .32x32b.x4 at column 0 of its own lane quarter.
     constexpr int kColumns = 4;
     LayoutBlock grid = make_grid("tcgen05.ld.32x32b.x4 at column 0 by warps 2-5: TMEM lane and column -> "
                                  "W<warp>.T<thread>:r<register>",
@@ -513,7 +513,7 @@ const LayoutEntry kLayouts[] = {
     {"tile-order", "tile-order grouped|hilbert",
      "persistent tile orders with waves marked (06, 09): --m --n --tile-m --tile-n --group --sms"},
     {"tmem", "tmem [ld|D|E|F]",
-     "Tensor Memory: which warp reads which lanes, tcgen05.ld 32x32b, where D lands for M = 128 and 64 (16-18)"},
+     "Tensor Memory: which warp reads which lanes, tcgen05.ld 32x32b, where D lands for M = 128 and 64 (17-19)"},
 };
 
 std::string layout_names() {

@@ -171,7 +171,7 @@ const std::vector<Shape>& shape_suite() {
       {2300, 2040, 4000},   // 72 cluster tiles, 63 k blocks (the last one partial), ragged: 6 tiles split
       {4352, 1024, 8448},   // 68 cluster tiles: 2 tiles left over, each shared by 33 clusters
       {2500, 2504, 4000},   // 100 cluster tiles, 34 left over: too few idle to split; 2 rounds on 50 clusters
-      // Kernel 15 launches kernel 14 on these (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
+      // Kernel 16 launches kernel 14 on these (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
       // last one's second CTA outside C, a partial k block; 128 × 184 tiles on the first (77 columns, the last one
       // ragged, 18.7 rounds), 128 × 176 on the second (66 columns, the last one ragged, 16 rounds).
       {3900, 14000, 1000},

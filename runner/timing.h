@@ -72,7 +72,7 @@ constexpr int interleaved_cycle(int launches) { return launches % 2 == 0 ? launc
 // launches run otherwise follows from their places in the list. With ten launches, launch 0 runs two launches after
 // launch 1 or two before it in eight reps of ten, and launch 9 four or six launches after it in six. Under the power
 // limit a kernel's speed depends on more than its predecessor: on an H200 at 16384³, kernels 00-09 in list order
-// (the ladder then ended at 09, the combined kernel since split into chapters 09-15) put cuBLAS (place 0) close
+// (the ladder then ended at 09, the combined kernel since split into chapters 09-14 and 16) put cuBLAS (place 0) close
 // behind the CUDA-core kernel 01 (place 1), at the clock its 215 ms had left, and 09 (place 9) behind four or more
 // tensor-core kernels at the power limit: 09 measured 0.91-0.96 × cuBLAS, and 1.00 with 09 moved to place 2, where
 // its distances from 01 are cuBLAS's. Relabelled every cycle, the distances between launches

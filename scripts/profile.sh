@@ -5,7 +5,7 @@
 #
 #   scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE | MxNxK]      (report on stdout; default 4096)
 #
-# The kernel profiled is the validated launch of `gemm run`: the first launch of `<name>_kernel` (chapter 15,
+# The kernel profiled is the validated launch of `gemm run`: the first launch of `<name>_kernel` (chapter 16,
 # dispatch, has none of its own: there, of chapter 13's gpc_rounds_kernel or chapter 14's pingpong_kernel,
 # whichever its cost model picks for the shape) inside the runner's NVTX range "gemm run". For the cuBLAS
 # reference (id 0) it is the first launch there of a kernel named like cuBLAS's Hopper GEMMs (nvjet_*, or

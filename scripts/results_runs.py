@@ -2,11 +2,12 @@
 
 A results run (results/<dir>/compare.csv, written by `gemm compare --out`) was taken with the kernels of one commit.
 A chapter changed since then is not measured by it any more, even where its number and name stayed (kernel 09 of
-commit 4fa6af9 held what is now chapters 09-15). results/runs.json says, per run, which chapters are `current` (the
-run's kernel is today's chapter of that number) and, for the run's other kernels, the label to show them under:
+commit 4fa6af9 held what is now chapters 09-14 and 16). results/runs.json says, per run, which chapters are
+`current` (the run's kernel is today's chapter of that number) and, for the run's other kernels, the label to show
+them under:
 
     {"runs": [{"gpu": "H100", "dir": "nvidia-h100", "commit": "4fa6af9", "current": "0-8",
-               "former": {"9": "old 09 (today's 15)"}}]}
+               "former": {"9": "old 09 (today's 13 and 14, dispatched)"}}]}
 
 `verify` holds the declaration against compare.json (its git_commit must be the run's commit, and every current
 kernel must be in the CSV under today's name) and, where git has the commit, against the code: a current chapter's

@@ -15,7 +15,7 @@ REPO = SCRIPT.parents[1]
 REGISTRY = textwrap.dedent("""\
     // a comment
     GEMM_KERNEL(6, persistent, 5, kSm90a, kTmaAligned, "persistent CTAs")
-    GEMM_KERNEL(16, tcgen05, 8, kSm100a, kTmaAligned, "tcgen05")
+    GEMM_KERNEL(17, tcgen05, 8, kSm100a, kTmaAligned, "tcgen05")
     """)
 
 CHAPTER = textwrap.dedent("""\
@@ -91,7 +91,7 @@ class MakeVariantsTest(unittest.TestCase):
         cases = {
             "appears 0 times": self.variant(set={"kGroupColumns": 8}),
             "already 16": self.variant(set={"kGroupRows": 16}),
-            "the ladder's (tcgen05)": self.variant(id=16),
+            "the ladder's (tcgen05)": self.variant(id=17),
             "two digits": self.variant(id=7),
             "no chapter 5": self.variant(base=5),
             "lower_snake_case": self.variant(name="Rows8"),

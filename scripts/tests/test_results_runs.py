@@ -34,12 +34,12 @@ class ResultsRunsTest(unittest.TestCase):
     def test_load(self):
         self.assertEqual(results_runs.load(self.root), [])  # no declaration: no runs
         self.declare({"runs": [{"gpu": "H100", "dir": "nvidia-h100", "commit": "4fa6af9", "current": "0-8",
-                                "former": {"9": "old 09 (today's 15)"}}]})
+                                "former": {"9": "old 09 (today's 13 and 14, dispatched)"}}]})
         (run,) = results_runs.load(self.root)
         self.assertEqual(run.csv, (self.root / "results" / "nvidia-h100" / "compare.csv").resolve())
         self.assertTrue(run.is_current(0) and run.is_current(8))
         self.assertFalse(run.is_current(9))
-        self.assertEqual(run.label(9, "hilbert"), "old 09 (today's 15)")
+        self.assertEqual(run.label(9, "hilbert"), "old 09 (today's 13 and 14, dispatched)")
         self.assertEqual(run.label(10, "x"), "10 x of 4fa6af9 (changed since)")
         self.assertEqual(results_runs.for_csv(self.root, self.root / "results" / "nvidia-h100" / "compare.csv"), run)
         self.assertIsNone(results_runs.for_csv(self.root, self.root / "results" / "other" / "compare.csv"))

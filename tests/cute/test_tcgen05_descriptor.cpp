@@ -1,6 +1,6 @@
 // The tcgen05 instruction descriptor and the sm_100 shared-memory descriptor (common/tcgen05_descriptor.h)
 // against CuTe's encoders (cute/arch/mma_sm100_desc.hpp, cute/atom/mma_traits_sm100.hpp): every value kernels
-// 16-18 pass to tcgen05.mma, built the way a CUTLASS kernel builds it, must have the same bits. ptxas
+// 17-19 pass to tcgen05.mma, built the way a CUTLASS kernel builds it, must have the same bits. ptxas
 // checks none of these bits; a wrong one would show only on a Blackwell GPU.
 #include "tests/cute/cute_on_host.h"
 
@@ -21,8 +21,8 @@ namespace UMMA = cute::UMMA;
 // ---- instruction descriptor --------------------------------------------------------------------------------
 
 TEST(Tcgen05InstrDesc, PinnedValues) {
-  EXPECT_EQ(tcgen05_instr_desc_bf16_f32(128, 256), 0x08400490u);  // kernel 16
-  EXPECT_EQ(tcgen05_instr_desc_bf16_f32(256, 256), 0x10400490u);  // kernel 18: M of the whole CTA pair
+  EXPECT_EQ(tcgen05_instr_desc_bf16_f32(128, 256), 0x08400490u);  // kernel 17
+  EXPECT_EQ(tcgen05_instr_desc_bf16_f32(256, 256), 0x10400490u);  // kernel 19: M of the whole CTA pair
 }
 
 // Bit by bit, by hand, from the PTX ISA's table.
@@ -229,30 +229,30 @@ void expect_b_descriptors_match(const TiledMma& mma, Shape tile_shape, uint32_t 
 // 1024-aligned stage addresses across the 227 KB window.
 constexpr uint32_t kStageAddresses[] = {0x0, 0x400, 0x4000, 0xc000, 0x10400, 0x20000, 0x37c00};
 
-TEST(Sm100SmemDescriptor, Kernel16OperandsMatchCute) {
+TEST(Sm100SmemDescriptor, Kernel17OperandsMatchCute) {
   constexpr auto K = UMMA::Major::K;
   const auto mma = cute::make_tiled_mma(cute::SM100_MMA_F16BF16_SS<bfloat16_t, bfloat16_t, float, 128, 256, K, K>{});
-  const auto tile = cute::make_shape(Int<128>{}, Int<256>{}, Int<64>{});  // (M, N, K) of kernel 16's CTA tile
+  const auto tile = cute::make_shape(Int<128>{}, Int<256>{}, Int<64>{});  // (M, N, K) of kernel 17's CTA tile
   for (uint32_t address : kStageAddresses) {
-    expect_a_descriptors_match(mma, cute::select<0, 2>(tile), address, "kernel 16 A (128 x 64)");
-    expect_b_descriptors_match(mma, cute::select<1, 2>(tile), address, "kernel 16 B (256 x 64)");
+    expect_a_descriptors_match(mma, cute::select<0, 2>(tile), address, "kernel 17 A (128 x 64)");
+    expect_b_descriptors_match(mma, cute::select<1, 2>(tile), address, "kernel 17 B (256 x 64)");
   }
 }
 
-TEST(Sm100SmemDescriptor, Kernel18OperandsMatchCute) {
+TEST(Sm100SmemDescriptor, Kernel19OperandsMatchCute) {
   constexpr auto K = UMMA::Major::K;
   const auto mma =
       cute::make_tiled_mma(cute::SM100_MMA_F16BF16_2x1SM_SS<bfloat16_t, bfloat16_t, float, 256, 256, K, K>{});
   const auto tile = cute::make_shape(Int<256>{}, Int<256>{}, Int<64>{});  // the pair's MMA tile
-  // CuTe gives each CTA of the pair 128 rows of A and 128 rows of B: what kernel 18 stores per CTA.
+  // CuTe gives each CTA of the pair 128 rows of A and 128 rows of B: what kernel 19 stores per CTA.
   const auto a_per_cta = cute::partition_shape_A(mma, cute::select<0, 2>(tile));
   const auto b_per_cta = cute::partition_shape_B(mma, cute::select<1, 2>(tile));
   EXPECT_EQ(int(cute::size<0, 0>(a_per_cta)), 128);
   EXPECT_EQ(int(cute::size<0, 0>(b_per_cta)), 128);
   EXPECT_EQ(int(cute::size<0, 1>(a_per_cta)) * int(cute::size<2>(a_per_cta)), 64);
   for (uint32_t address : kStageAddresses) {
-    expect_a_descriptors_match(mma, cute::select<0, 2>(tile), address, "kernel 18 A (128 x 64 per CTA)");
-    expect_b_descriptors_match(mma, cute::select<1, 2>(tile), address, "kernel 18 B (128 x 64 per CTA)");
+    expect_a_descriptors_match(mma, cute::select<0, 2>(tile), address, "kernel 19 A (128 x 64 per CTA)");
+    expect_b_descriptors_match(mma, cute::select<1, 2>(tile), address, "kernel 19 B (128 x 64 per CTA)");
   }
 }
 

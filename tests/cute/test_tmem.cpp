@@ -41,8 +41,8 @@ TEST(TmemAllocation, PowersOfTwoFrom32To512) {
         << columns;
   EXPECT_EQ(tmem_allocation_columns(0), 32u);
   EXPECT_EQ(tmem_allocation_columns(33), 64u);
-  EXPECT_EQ(tmem_allocation_columns(256), 256u);  // kernel 16: one 128 x 256 fp32 accumulator
-  EXPECT_EQ(tmem_allocation_columns(512), 512u);  // kernels 17 and 18: two of them
+  EXPECT_EQ(tmem_allocation_columns(256), 256u);  // kernel 17: one 128 x 256 fp32 accumulator
+  EXPECT_EQ(tmem_allocation_columns(512), 512u);  // kernels 18 and 19: two of them
   EXPECT_EQ(tmem_allocation_columns(600), 0u);
 }
 
@@ -59,7 +59,7 @@ TEST(TmemAccess, WarpOfAWarpgroupReadsItsLaneQuarter) {
   }
 }
 
-// Kernels 16-18 read with warps 2-5: every lane exactly once.
+// Kernels 17-19 read with warps 2-5: every lane exactly once.
 TEST(TmemAccess, EpilogueWarpsCoverEveryLaneOnce) {
   std::vector<int> readers(kTmemLanes, 0);
   for (uint32_t warp = 2; warp < 2 + kTmemEpilogueWarps; ++warp)
@@ -131,11 +131,11 @@ void expect_layout_matches_cute(TmemDataPath path, const Fragment& fragment, uin
 }
 
 TEST(TmemDataPathLayouts, MatchCuteTmemFragments) {
-  // Layout D: M = 128, cta_group::1 (kernel 16).
+  // Layout D: M = 128, cta_group::1 (kernel 17).
   expect_layout_matches_cute(TmemDataPath::kLayoutD,
                              UMMA::tmem_frg_1sm<float>::make(cute::Shape<cute::Shape<Int<128>, Int<256>>, Int<1>, Int<1>>{}),
                              128, 256, "layout D");
-  // Layout A: M = 256, cta_group::2: each CTA's 128 rows (kernel 18).
+  // Layout A: M = 256, cta_group::2: each CTA's 128 rows (kernel 19).
   expect_layout_matches_cute(TmemDataPath::kLayoutA,
                              UMMA::tmem_frg_2sm<float>::make(cute::Shape<cute::Shape<Int<128>, Int<256>>, Int<1>, Int<1>>{}),
                              128, 256, "layout A");

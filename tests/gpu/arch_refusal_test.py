@@ -4,7 +4,7 @@ architecture it needs and the GPU found (never launched, never a CUDA error).
 
 usage: arch_refusal_test.py GEMM
 
-The kernel is taken from `gemm list --json`: on an H100 or H200 the sm_100a kernels (16-18), on a Blackwell
+The kernel is taken from `gemm list --json`: on an H100 or H200 the sm_100a kernels (17-19), on a Blackwell
 GPU the sm_90a ones. Exit 0 pass, 1 fail, 77 (skipped) when no GPU is visible or every kernel runs here.
 """
 import json

@@ -221,7 +221,7 @@ TEST(StreamK, PolicyOnTheBenchmarkShapes) {
   // 16384 × 4096 × 14336: the same 1024 tiles with 224 k blocks
   EXPECT_EQ(StreamKSchedule::make(1024, 224, 66).whole_tiles, 990);
   // 4096 × 14336 × 4096: 896 cluster tiles of 64, 13 rounds and 38 tiles: 28 of 66 clusters idle for 64 k
-  // blocks is 27 per cluster, under 32: whole, 14 rounds on 64 clusters (kernel 15 gives this shape to kernel 14)
+  // blocks is 27 per cluster, under 32: whole, 14 rounds on 64 clusters (kernel 16 gives this shape to kernel 14)
   const StreamKSchedule llm = StreamKSchedule::make(896, 64, 66);
   EXPECT_FALSE(llm.splits());
   EXPECT_EQ(llm.workers, 64);

@@ -32,7 +32,7 @@ int overwrites_in_flight(const std::vector<int>& chunks,
   return overwrites;
 }
 
-// Kernels 17-18's epilogue warps store tile after tile; at the N edge a tile of 256 columns may store 1-3 of its
+// Kernels 18-19's epilogue warps store tile after tile; at the N edge a tile of 256 columns may store 1-3 of its
 // four 64-column chunks (common/tmem_epilogue.h skips chunks past N).
 const std::vector<int> kPersistentWalk = {4, 3, 4, 1, 2, 3, 3, 4};
 

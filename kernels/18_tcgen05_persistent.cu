@@ -1,7 +1,7 @@
-// Kernel 17 — tcgen05, persistent: one CTA per SM loops over the tiles, with a double-buffered accumulator in Tensor
+// Kernel 18 — tcgen05, persistent: one CTA per SM loops over the tiles, with a double-buffered accumulator in Tensor
 // Memory so the epilogue of one tile overlaps the MMAs of the next. sm_100a only.
 //
-// Kernel 16 computes one 128 × 256 tile per CTA and exits: between the last MMA of a tile and the first MMA of the
+// Kernel 17 computes one 128 × 256 tile per CTA and exits: between the last MMA of a tile and the first MMA of the
 // next tile on that SM lie the whole epilogue (four warps read TMEM, convert, stage and store C), the CTA's exit,
 // the next CTA's launch, its barrier set-up and TMEM allocation, and the first k block's TMA loads. The tensor core
 // idles through all of it. Here, as kernel 06 did for Hopper:
@@ -22,13 +22,13 @@
 // through mbarriers). The epilogue staging boxes take turns across tiles (TmemStoreBoxes), since an edge tile may
 // store an odd number of chunks.
 //
-// Warp roles, the ring, the MMA and the epilogue's TMEM reads are kernel 16's. Shared memory per CTA:
+// Warp roles, the ring, the MMA and the epilogue's TMEM reads are kernel 17's. Shared memory per CTA:
 //   ring     4 stages × (A 16 KB + B 32 KB)                      = 192 KB
 //   staging  4 epilogue warps × 2 boxes × 32 × 64 bf16           =  32 KB
 //   barriers, TMEM address; rounded to 1 KB, plus 1 KB of alignment slack      total 226 KB: one CTA per SM
 //
 // Not run on a Blackwell GPU here: it is compiled for sm_100a and its SASS is checked; the barrier protocol is that
-// of kernel 18's (which adds the CTA pair), reduced to one CTA. Shapes: any M; N and K multiples of 8.
+// of kernel 19's (which adds the CTA pair), reduced to one CTA. Shapes: any M; N and K multiples of 8.
 
 #include "common/arch.h"
 #include "common/cuda_check.h"
@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     tcgen05_alloc<1>(&smem.tmem_base, kTmemAllocation);
     tcgen05_relinquish_alloc_permit<1>();
   }
-  // As in kernel 16: the barrier publishes alloc's write of the address, and the fences keep alloc above it and
+  // As in kernel 17: the barrier publishes alloc's write of the address, and the fences keep alloc above it and
   // every later tcgen05 operation below (PTX ISA §9.7.16.11.1).
   tcgen05_fence_before_thread_sync();
   __syncthreads();

@@ -1,4 +1,4 @@
-// Kernel 16 — tcgen05: Blackwell's tensor cores, with the accumulator in Tensor Memory. sm_100a only.
+// Kernel 17 — tcgen05: Blackwell's tensor cores, with the accumulator in Tensor Memory. sm_100a only.
 //
 // On Hopper (kernels 03-05) a warpgroup issues wgmma and the accumulator occupies its registers: a 128 × 256
 // fp32 tile costs two consumer warpgroups 128 registers per thread. Kernel 05 moves registers to them with
@@ -23,9 +23,9 @@
 //   warp 1      TMEM allocator (whole warp) and MMA issuer (one thread): 4 × tcgen05.mma per k block
 //   warps 2-5   epilogue: wait for the accumulator, tcgen05.ld, convert to bf16, TMA-store C
 //
-// One CTA computes one 128 × 256 tile and exits (kernel 17 makes the grid persistent). The tcgen05.fence
+// One CTA computes one 128 × 256 tile and exits (kernel 18 makes the grid persistent). The tcgen05.fence
 // pairs around every thread barrier that hands TMEM from one thread to another are the part ptxas cannot
-// check; kernels/16_tcgen05.md derives each one.
+// check; kernels/17_tcgen05.md derives each one.
 //
 // Shared memory (227 KB per CTA available on sm_100):
 //   ring     4 stages × (A 16 KB + B 32 KB)                      = 192 KB

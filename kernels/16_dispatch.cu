@@ -1,4 +1,4 @@
-// Kernel 15 — dispatch: per shape, the faster of the ladder's two fastest Hopper kernels, by a cost model.
+// Kernel 16 — dispatch: per shape, the faster of the ladder's two fastest Hopper kernels, by a cost model.
 //
 // Kernels 13 and 14 are each fastest on some shapes and slow on others. Kernel 13 (128 × 256 tiles, both consumer
 // warpgroups on one tile, the last round split along K) pays about 3.3 k cycles at every tile boundary but never a

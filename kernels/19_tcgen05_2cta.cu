@@ -1,7 +1,7 @@
-// Kernel 18 — tcgen05 on a CTA pair: M = 256 per instruction across two SMs, and A multicast across two pairs.
+// Kernel 19 — tcgen05 on a CTA pair: M = 256 per instruction across two SMs, and A multicast across two pairs.
 // sm_100a only.
 //
-// Kernel 17 (kernel 16 made persistent, with a double-buffered accumulator) still reads a 128 × 64 A tile and a
+// Kernel 18 (kernel 17 made persistent, with a double-buffered accumulator) still reads a 128 × 64 A tile and a
 // 256 × 64 B tile for every 128 × 256 × 64 of work: B costs twice A in shared memory and bandwidth.
 // tcgen05.mma.cta_group::2 lets two CTAs of a cluster (a "CTA pair", ranks 2p and 2p + 1) run one MMA of
 // M = 256, N = 256 together:
@@ -9,9 +9,9 @@
 //   - each CTA holds 128 rows of A and 128 rows (half the N) of B in shared memory, at the same offsets;
 //   - the even CTA (the leader) issues every MMA, for both: the tensor cores of both SMs read A from their own
 //     CTA and B from both, and each CTA's TMEM receives its 128 rows × all 256 columns of D;
-//   - so each SM now loads 16 KB of A and 16 KB of B per 128 × 256 × 64 of work: half of kernel 17's B.
+//   - so each SM now loads 16 KB of A and 16 KB of B per 128 × 256 × 64 of work: half of kernel 18's B.
 //
-// Around that, the pieces kernel 17 did not need:
+// Around that, the pieces kernel 18 did not need:
 //
 //   cluster       4 CTAs: two pairs side by side along N ((h, p) = (rank % 2, rank / 2)). Both pairs need the
 //                 same 256 rows of A: CTA (h, p) loads 64 of its pair-half's 128 rows and multicasts them to
@@ -22,20 +22,20 @@
 //   commits       tcgen05.commit.cta_group::2 ... multicast: a stage is free in all four CTAs only when both
 //                 pairs' MMAs have read it (every empty barrier counts 2 commits); an accumulator is ready in
 //                 both CTAs of the pair (mask 0b11 << 2p).
-//   kept from 17  persistence and the two 256-column TMEM accumulators are kernel 17's; here the grid is as many
+//   kept from 18  persistence and the two 256-column TMEM accumulators are kernel 18's; here the grid is as many
 //                 clusters as fit, walking 256 × 512 cluster tiles, and the 256 epilogue threads of the pair
 //                 release a buffer on the leader's tmem_empty barrier.
 //   teardown      producers wait until every stage is released (no commit still in flight to their barriers),
 //                 the leader's MMA thread until both accumulators are released, then a cluster barrier, then
 //                 both CTAs of each pair deallocate together (tcgen05.dealloc.cta_group::2) and exit.
 //
-// Warp roles as kernels 16-17: warp 0 TMA producer, warp 1 TMEM allocator and (leader only) MMA issuer,
+// Warp roles as kernels 17-18: warp 0 TMA producer, warp 1 TMEM allocator and (leader only) MMA issuer,
 // warps 2-5 epilogue. Shared memory per CTA (227 KB available):
 //   ring     6 stages × (A 16 KB + B 16 KB)                      = 192 KB
 //   staging  4 epilogue warps × 2 boxes × 32 × 64 bf16           =  32 KB
 //   barriers, TMEM address; rounded to 1 KB, plus 1 KB of alignment slack      total 226 KB: one CTA per SM
 //
-// Not run on a Blackwell GPU here (see kernels/18_tcgen05_2cta.md for what was checked and what to check
+// Not run on a Blackwell GPU here (see kernels/19_tcgen05_2cta.md for what was checked and what to check
 // first). Shapes: any M; N and K multiples of 8.
 
 #include "common/arch.h"
