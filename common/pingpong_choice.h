@@ -1,8 +1,8 @@
-// Which of kernels 13 and 14 a problem gets (host side): the cost model by which kernel 16 dispatches
-// (kernels/16_dispatch.cu and its notes). Introduced by kernel 14, which takes its tile width from it
-// (pingpong_width, estimate_pingpong); kernel 16 adds the choice.
+// Which of kernels 15 and 14 a problem gets (host side): the cost model by which kernel 16 dispatches
+// (kernels/16_dispatch.cu and its notes; `gemm explain` prints it). Introduced by kernel 14, which takes its tile
+// width from it (pingpong_width, estimate_pingpong); kernel 16 adds the choice.
 //
-// Kernel 13, the cooperative kernel, computes 128 × 256 tiles with both consumer warpgroups on one tile, and the
+// Kernel 15 (kernel 13's cooperative kernel, which with fewer tiles than clusters splits the whole problem along K) computes 128 × 256 tiles with both consumer warpgroups on one tile, and the
 // tensor pipe idles at every tile boundary while they store C and wait for the next tile's first stage: its SMs are
 // active about 3.3 k cycles per tile beyond the multiplies (H100, LLM shape, measured on the old kernel 09's
 // cooperative kernel; docs/log/09-15_against_cublas.md, "What would still close the gap"), which costs most where
@@ -14,14 +14,17 @@
 // The rule compares cycles per SM from a model of each (k blocks of 64; the dense bf16 rate of an SM is 4096
 // flops a cycle, so a 128 × 256 × 64 block is 1024 cycles and a 128 × w × 64 block 4w: 704 for 176, 736 for 184):
 //   cooperative  all 128 × 256 tiles spread evenly over the SMs (the stream-K tail evens out the last round),
-//                plus kCooperativeBoundaryCycles per round of tiles;
+//                plus kCooperativeBoundaryCycles per round of tiles; with fewer cluster tiles than clusters, kernel
+//                15's own model of its split (StreamKSchedule::make_few_tiles) or of its whole tiles;
 //   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 4w-cycle k blocks, kPingPongOverhead
 //                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200), for the
 //                width of the two that needs fewer (176, cuBLAS's tile, on a tie): on the LLM shape 184 fills 19
 //                rounds where 176 needs 20 (14336 = 77.9 × 184 = 81.5 × 176), 0.7 % fewer cycles;
 // and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's
 // late start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it
-// measured level) and the model puts it kPingPongMargin ahead. The constants come from profiles of a few shapes; the
+// measured level) and the model puts it kPingPongMargin ahead; with fewer cluster tiles than clusters, where each
+// model adds what a short launch costs beyond it (kFewTilesWholeCycles, kPingPongFewTilesCycles), wherever the model
+// puts it kPingPongMargin ahead. The constants come from profiles of a few shapes; the
 // shapes the rule was checked on after it was written down are in kernel 16's notes.
 #pragma once
 

@@ -79,7 +79,7 @@ struct StreamKSchedule {
 
   // The schedule for `tiles` tiles of `k_blocks` k blocks on at most `workers` workers, split or not by the
   // policy; unsplit, it keeps only the workers its rounds need (`workers` of the result).
-  static StreamKSchedule make(int tiles, int k_blocks, int workers) {
+  __host__ __device__ static StreamKSchedule make(int tiles, int k_blocks, int workers) {
     StreamKSchedule schedule{tiles, k_blocks, workers, tiles};
     const int remainder = tiles % workers;
     const bool even_runs = remainder > 0 &&
@@ -113,7 +113,7 @@ struct StreamKSchedule {
            kPartialCostBlocks * static_cast<double>(workers) / tiles;
   }
 
-  static StreamKSchedule make_few_tiles(int tiles, int k_blocks, int workers) {
+  __host__ __device__ static StreamKSchedule make_few_tiles(int tiles, int k_blocks, int workers) {
     if (tiles >= workers) return make(tiles, k_blocks, workers);
     int best_workers = tiles;  // whole tiles, one worker each
     double best_blocks = k_blocks;

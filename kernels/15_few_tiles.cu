@@ -227,6 +227,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_fence_operands(acc);
       if (unit.is_partial()) {  // the tile's owner adds these sums: to the workspace, then raise the flag
         const int slot = slot_of(schedule.partial_slot(worker, unit));
+#ifdef GEMM_TEST_LATE_PARTIALS  // the GPU tests' builds only (tests/CMakeLists.txt): partials written ~0.2 ms late
+        for (int spin = 0; spin < 200; ++spin) __nanosleep(1000);
+#endif
         store_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads);
         named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // every thread's part is written ...
         if (store_leader) flag_store_release(&partial_flags[slot], launch_epoch);  // ... then the flag
@@ -238,7 +241,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int contributor = worker + 1; contributor < contributors_end; ++contributor) {
           if (!schedule.contributes_to(contributor, unit.tile)) continue;
           const int slot = slot_of(contributor);
+#ifndef GEMM_TEST_UNWAITED_PARTIALS  // a GPU test's build leaves the wait out: the owner adds what is not yet there
           if (store_leader) flag_wait_acquire(&partial_flags[slot], launch_epoch);
+#endif
           named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // the leader saw the flag: all may read
           add_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads);
         }

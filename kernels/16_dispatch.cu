@@ -1,36 +1,38 @@
 // Kernel 16 — dispatch: per shape, the faster of the ladder's two fastest Hopper kernels, by a cost model.
 //
-// Kernels 13 and 14 are each fastest on some shapes and slow on others. Kernel 13 (128 × 256 tiles, both consumer
-// warpgroups on one tile, the last round split along K) pays about 3.3 k cycles at every tile boundary but never a
-// partial round; kernel 14 (narrower tiles in turn) hides the boundary but reads more operand bytes per output, pads
-// N to a multiple of its width and pays whole rounds. Which wins depends on K (how long a tile is) and on how full
-// kernel 14's rounds come out. This chapter adds no kernel: its launcher asks a cost model of both
-// (common/pingpong_choice.h, host-tested) for the cycles per SM each needs on this shape and the GPU's resident
-// clusters, and prepares the one it picks with that chapter's own launcher. The model takes kernel 14 only where it
-// has at least kPingPongMinRounds rounds and comes out kPingPongMargin ahead.
+// Kernels 15 and 14 are each fastest on some shapes and slow on others. Kernel 15 (kernel 13's 128 × 256 tiles, both
+// consumer warpgroups on one tile, the last round split along K, or the whole problem where the tiles are fewer than
+// the clusters) pays about 3.3 k cycles at every tile boundary but never a partial round; kernel 14 (narrower tiles in
+// turn) hides the boundary but reads more operand bytes per output, pads N to a multiple of its width and pays whole
+// rounds. Which wins depends on K (how long a tile is), on how full kernel 14's rounds come out and, with few tiles,
+// on what a split along K costs. This chapter adds no kernel: its launcher asks a cost model of both
+// (common/pingpong_choice.h, host-tested; `gemm explain` prints its figures) for the cycles per SM each needs on this
+// shape and the GPU's resident clusters, and prepares the one it picks with that chapter's own launcher. With as many
+// tiles as clusters or more, the model takes kernel 14 only where it has at least kPingPongMinRounds rounds and comes
+// out kPingPongMargin ahead; with fewer, wherever it comes out kPingPongMargin ahead.
 //
-// Shapes: any M and N up to kTileTableMaxExtent (kernel 13's rule, the stricter of the two); N and K multiples of 8.
+// Shapes: any M and N up to kTileTableMaxExtent (kernel 15's rule, the stricter of the two); N and K multiples of 8.
 
 #include "common/gemm_problem.h"
 #include "common/pingpong_choice.h"
 
 namespace gemm {
 
-// The launchers this chapter chooses between: kernels/13_gpc_rounds.cu and kernels/14_pingpong.cu.
-GemmLaunch prepare_gpc_rounds(const GemmProblem& problem);
+// The launchers this chapter chooses between: kernels/15_few_tiles.cu and kernels/14_pingpong.cu.
+GemmLaunch prepare_few_tiles(const GemmProblem& problem);
 GemmLaunch prepare_pingpong(const GemmProblem& problem);
-int pingpong_resident_clusters();  // kernel 14's clusters on this GPU: the same launch shape as kernel 13's
+int pingpong_resident_clusters();  // kernel 14's clusters on this GPU: the same launch shape as kernel 15's
 
 // ---- launcher ----------------------------------------------------------------------------------------
 GemmLaunch prepare_dispatch(const GemmProblem& problem) {
   const PingPongEstimate estimate =
       estimate_pingpong(problem.m, problem.n, problem.k, pingpong_resident_clusters());
-  return estimate.pingpong ? prepare_pingpong(problem) : prepare_gpc_rounds(problem);
+  return estimate.pingpong ? prepare_pingpong(problem) : prepare_few_tiles(problem);
 }
 
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
-// The kernels this chapter launches, defined in chapters 13 and 14.
-// sass: sm_90a gpc_rounds_kernel HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// The kernels this chapter launches, defined in chapters 15 and 14.
+// sass: sm_90a few_tiles_kernelILi1ELi2E HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
 // sass: sm_90a pingpong_kernelILi184E HGMMA\.64x184x16\.F32\.BF16 BAR\.ARV

@@ -48,7 +48,7 @@ std::string explain_shape(const Shape& shape, int clusters) {
   if (estimate.pingpong) {
     const long long cluster_tiles = (shape.m + 255) / 256 * ((shape.n + estimate.pingpong_width - 1) / estimate.pingpong_width);
     line << "14 pingpong   128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << cluster_tiles
-         << " cluster tiles in " << estimate.pingpong_rounds << " rounds";
+         << " cluster tiles in " << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
   } else {
     line << "15 few_tiles  128x256 tiles, " << (estimate.cluster_along_n ? "1x2" : "2x1") << " clusters: ";
     const int tiles = estimate.cluster_tiles;
@@ -66,7 +66,7 @@ std::string explain_shape(const Shape& shape, int clusters) {
              << " split along K over " << schedule.workers << " clusters";
       else
         line << " in " << (tiles + schedule.workers - 1) / schedule.workers << " rounds on " << schedule.workers
-             << " clusters";
+             << " clusters";  // at least two: the tiles are as many as the clusters or more
     }
   }
   line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles) << ", 14 "
