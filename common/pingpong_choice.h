@@ -2,7 +2,8 @@
 // (kernels/16_dispatch.cu and its notes; `gemm explain` prints it). Introduced by kernel 14, which takes its tile
 // width from it (pingpong_width, estimate_pingpong); kernel 16 adds the choice.
 //
-// Kernel 15 (kernel 13's cooperative kernel, which with fewer tiles than clusters splits the whole problem along K) computes 128 × 256 tiles with both consumer warpgroups on one tile, and the
+// Kernel 15 (kernel 13's cooperative kernel; with fewer tiles than clusters, narrower tiles or the whole problem
+// split along K: common/few_tiles.h) computes 128 × 256 tiles with both consumer warpgroups on one tile, and the
 // tensor pipe idles at every tile boundary while they store C and wait for the next tile's first stage: its SMs are
 // active about 3.3 k cycles per tile beyond the multiplies (H100, LLM shape, measured on the old kernel 09's
 // cooperative kernel; docs/log/09-15_against_cublas.md, "What would still close the gap"), which costs most where
@@ -15,7 +16,7 @@
 // flops a cycle, so a 128 × 256 × 64 block is 1024 cycles and a 128 × w × 64 block 4w: 704 for 176, 736 for 184):
 //   cooperative  all 128 × 256 tiles spread evenly over the SMs (the stream-K tail evens out the last round),
 //                plus kCooperativeBoundaryCycles per round of tiles; with fewer cluster tiles than clusters, kernel
-//                15's own model of its split (StreamKSchedule::make_few_tiles) or of its whole tiles;
+//                15's own model of its plan (plan_few_tiles: tile width, split or whole tiles);
 //   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 4w-cycle k blocks, kPingPongOverhead
 //                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200), for the
 //                width of the two that needs fewer (176, cuBLAS's tile, on a tie): on the LLM shape 184 fills 19
@@ -31,11 +32,10 @@
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
 
 #include "common/few_tiles.h"
-#include "common/stream_k.h"
 
 namespace gemm {
 
-constexpr double kCooperativeBoundaryCycles = 3300;  // 13's cycles per tile beyond its multiplies (H100)
+// kCooperativeBoundaryCycles (13's cycles per tile beyond its multiplies, H100): common/few_tiles.h.
 constexpr double kPingPongOverhead = 1.01;           // the ping-pong's cycles over its whole rounds (H100)
 constexpr double kPingPongMargin = 1.02;             // how far ahead the model must put it
 constexpr int kPingPongMinRounds = 16;
@@ -53,11 +53,9 @@ constexpr int kPingPongWidthCount = 2;
 __host__ __device__ constexpr int pingpong_width(int index) { return index == 0 ? 176 : 184; }
 
 struct PingPongEstimate {
-  double cooperative_cycles = 0;  // per SM: kernel 15's (kernel 13's where the tiles are as many as the clusters)
-  bool few_tiles = false;         // fewer cluster tiles than clusters: kernel 15's split or whole tiles
-  bool cluster_along_n = false;   // kernel 15's clusters are 1 × 2 (few_tiles_cluster_along_n)
-  int cluster_tiles = 0;          // kernel 15's cluster tiles
-  int split_workers = 0;          // the clusters kernel 15's few-tile schedule splits them over (0: not split)
+  double cooperative_cycles = 0;  // per SM: kernel 15's, by its plan (kernel 13's where the tiles are many)
+  bool few_tiles = false;         // fewer 128 × 256 cluster tiles than clusters
+  FewTilesPlan few_tiles_plan;    // kernel 15's plan: tile width, clusters, schedule
   double pingpong_cycles = 0;     // per SM, with the chosen width
   int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs with it
   int pingpong_width = 0;         // its tile width: of the widths the one with fewer cycles
@@ -69,22 +67,10 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   const auto div_up = [](long long a, long long b) { return (a + b - 1) / b; };
   PingPongEstimate estimate;
   const long long k_blocks = div_up(k, 64);
-  const long long tiles = div_up(m, 128) * div_up(n, 256);
-  const long long sms = 2LL * clusters;
-  estimate.cluster_along_n = few_tiles_cluster_along_n(m, n);
-  estimate.cluster_tiles = static_cast<int>(estimate.cluster_along_n ? div_up(m, 128) * div_up(div_up(n, 256), 2)
-                                                                     : div_up(div_up(m, 128), 2) * div_up(n, 256));
-  estimate.few_tiles = estimate.cluster_tiles < clusters;
-  if (estimate.few_tiles) {  // kernel 15's split over the clusters, or whole tiles, by its own model
-    const StreamKSchedule schedule =
-        StreamKSchedule::make_few_tiles(estimate.cluster_tiles, static_cast<int>(k_blocks), clusters);
-    estimate.split_workers = schedule.splits() ? schedule.workers : 0;
-    estimate.cooperative_cycles = schedule.few_tiles_blocks() * 1024 + kCooperativeBoundaryCycles +
-                                  (schedule.splits() ? 0 : kFewTilesWholeCycles);
-  } else {  // kernel 13's: the tiles spread evenly (the stream-K tail evens out the last round)
-    estimate.cooperative_cycles = static_cast<double>(tiles * k_blocks * 1024) / static_cast<double>(sms) +
-                                  static_cast<double>(div_up(tiles, sms)) * kCooperativeBoundaryCycles;
-  }
+  estimate.few_tiles_plan = plan_few_tiles(m, n, k, clusters);
+  const FewTilesPlan& plan = estimate.few_tiles_plan;
+  estimate.few_tiles = plan.block_n == 128 || plan.cluster_tiles < clusters;
+  estimate.cooperative_cycles = plan.cycles + (estimate.few_tiles && !plan.schedule.splits() ? kFewTilesWholeCycles : 0);
   for (int index = 0; index < kPingPongWidthCount; ++index) {
     const int width = pingpong_width(index);
     const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, width);

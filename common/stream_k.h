@@ -100,26 +100,30 @@ struct StreamKSchedule {
   // k_blocks. A share is then the tail of one tile and the head of the next. With as many tiles as workers or more,
   // make()'s policy, unchanged.
   //
-  // What a split costs, in k blocks of a worker's time (fitted to kernel 15 on an H200 at 2048³, 128 × 4096 × 4096
-  // and 512 × 4096 × 14336; its notes): about kSplitCostBlocks whatever the split (a second tile boundary in every
-  // share, the partial's round trip through the L2 before the owner can finish), and kPartialCostBlocks for each
-  // partial an owner adds, one after another. With T tiles on W workers an owner adds about W / T partials.
-  static constexpr int kSplitCostBlocks = 16;
+  // What a split costs (fitted to kernel 15's 128 × 256 tiles on an H200 at 2048³, 128 × 4096 × 4096 and 512 × 4096
+  // × 14336; its notes), in k blocks of 128 × 256 × 64 (1024 cycles at the tensor rate): about kSplitCostBlocks
+  // whatever the split (a second tile boundary in every share, the partial's round trip through the L2 before the
+  // owner can finish), and kPartialCostBlocks for each partial an owner adds, one after another. With T tiles on W
+  // workers an owner adds about W / T partials. For narrower tiles (a k block of `block_cycles`), the first is the
+  // same time, so more of their k blocks; a partial is smaller in the same proportion as a k block, so as many.
+  static constexpr int kSplitCostBlocks = 24;
   static constexpr int kPartialCostBlocks = 5;
 
-  // A worker's time in k blocks when `tiles` tiles of `k_blocks` are split over `workers` workers.
-  __host__ __device__ static constexpr double split_blocks(int tiles, int k_blocks, int workers) {
-    return static_cast<double>(tiles) * k_blocks / workers + kSplitCostBlocks +
+  // A worker's time in k blocks when `tiles` tiles of `k_blocks` k blocks of `block_cycles` are split over `workers`.
+  __host__ __device__ static constexpr double split_blocks(int tiles, int k_blocks, int workers,
+                                                           double block_cycles = 1024) {
+    return static_cast<double>(tiles) * k_blocks / workers + kSplitCostBlocks * 1024 / block_cycles +
            kPartialCostBlocks * static_cast<double>(workers) / tiles;
   }
 
-  __host__ __device__ static StreamKSchedule make_few_tiles(int tiles, int k_blocks, int workers) {
+  __host__ __device__ static StreamKSchedule make_few_tiles(int tiles, int k_blocks, int workers,
+                                                           double block_cycles = 1024) {
     if (tiles >= workers) return make(tiles, k_blocks, workers);
     int best_workers = tiles;  // whole tiles, one worker each
     double best_blocks = k_blocks;
     for (int split_workers = tiles + 1; split_workers <= workers; ++split_workers) {
       if (int64_t{tiles} * k_blocks < split_workers) break;  // every worker at least one k block
-      const double blocks = split_blocks(tiles, k_blocks, split_workers);
+      const double blocks = split_blocks(tiles, k_blocks, split_workers, block_cycles);
       if (blocks < best_blocks) {
         best_blocks = blocks;
         best_workers = split_workers;
@@ -130,8 +134,8 @@ struct StreamKSchedule {
   }
 
   // A worker's time in k blocks under make_few_tiles's schedule, for fewer tiles than workers.
-  __host__ __device__ double few_tiles_blocks() const {
-    return splits() ? split_blocks(tiles, k_blocks, workers) : k_blocks;
+  __host__ __device__ double few_tiles_blocks(double block_cycles = 1024) const {
+    return splits() ? split_blocks(tiles, k_blocks, workers, block_cycles) : k_blocks;
   }
 
   // Whether any tile is split along K (the last round's tiles; none when the policy leaves them whole).

@@ -50,71 +50,75 @@ namespace {
 
 // ---- tile parameters --------------------------------------------------------------------------------
 constexpr int kBlockM = 128;
-constexpr int kBlockN = 256;
 constexpr int kBlockK = 64;
-constexpr int kStages = 4;           // 4 × 48 KB = 192 KB
-constexpr int kConsumers = 2;        // consumer warpgroups, 64 rows × 256 columns each
+constexpr int kConsumers = 2;        // consumer warpgroups, 64 rows × the tile's width each
 constexpr int kWarpgroupThreads = 128;
 constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
 constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 16;
 constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
-constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
+constexpr int kConsumerRegisters = 232;  // up to 128 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
 static_assert(setmaxnreg_budget_fits(kProducerRegisters, kConsumers, kConsumerRegisters),
               "setmaxnreg hands out only the registers the CTA was launched with (common/setmaxnreg.h)");
 static_assert(kConsumers * kWgmmaM == kBlockM);
+constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);
+constexpr int kRowBytes = kBlockK * sizeof(bf16);
+constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest box a 128B-swizzled TMA takes
+constexpr int kStoreRounds = 2;
 
-// A cluster of kClusterM × kClusterN CTAs: 2 × 1 (along M, they share and multicast B) or 1 × 2 (along N, they share
-// A); the launcher picks per shape (few_tiles_cluster_along_n, common/few_tiles.h).
-template <int kClusterM, int kClusterN>
-struct ClusterShape {
-  static constexpr int kSize = kClusterM * kClusterN;
+// What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's width kBlockN, 256 (kernel 13's)
+// or 128, and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B) or 1 × 2 (along N,
+// they share A).
+template <int kBlockN_, int kClusterM_, int kClusterN_>
+struct Tiling {
+  static constexpr int kBlockN = kBlockN_, kClusterM = kClusterM_, kClusterN = kClusterN_;
+  static constexpr int kClusterSize = kClusterM * kClusterN;
   // The CTAs whose loads write into a CTA's stages (its cluster row and column, itself included): each of their
   // consumer warps releases this CTA's stages.
   static constexpr int kStageReaders = kClusterM + kClusterN - 1;
   static constexpr int kSliceRowsA = kBlockM / kClusterN;  // rows of A this CTA loads for its cluster row
   static constexpr int kSliceRowsB = kBlockN / kClusterM;  // rows of B this CTA loads for its cluster column
-  static_assert(kSize >= 2 && kSize <= 8, "a portable cluster has at most 8 CTAs");
-  // The shape rule bounds M and N by 2 × 1 clusters' 16-bit tile coordinates; a 1 × 2 cluster is taken only where M's
-  // tile rows fit in them too (few_tiles_cluster_along_n).
+  static constexpr int kStages = kBlockN == 256 ? 4 : 6;   // 4 × 48 KB or 6 × 32 KB = 192 KB
+  static constexpr int kTileBytesB = kBlockN * kBlockK * sizeof(bf16);
+  static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
+  // The epilogue's staging: a consumer's 64 × kBlockN tile goes out in kStoreRounds rounds of kStoreBoxes boxes of
+  // 64 × 64.
+  static constexpr int kStoreBoxes = kBlockN / kBoxCols / kStoreRounds;
+  static constexpr int kChunksPerRound = kBlockN / 8 / kStoreRounds;  // 8-column accumulator chunks per round
+  static constexpr int kPackedPerRound = 2 * kChunksPerRound;         // a round's accumulators as bf16 pairs
+  static constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile
+  static_assert(kBlockN == 256 || kBlockN == 128, "wgmma m64n256k16 or m64n128k16");
+  static_assert(kBlockN % (kBoxCols * kStoreRounds) == 0);
+  static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
   static_assert(kBlockM % (8 * kClusterN) == 0 && kBlockN % (8 * kClusterM) == 0,
                 "each multicast slice is a whole number of 8-row swizzle atoms");
+  // The shape rule bounds M and N by 2 × 1 clusters' 16-bit tile coordinates of 128 × 256 tiles; the plan takes 1 × 2
+  // clusters and 128 × 128 tiles only where their coordinates fit in them too.
+
+  struct SharedStorage {
+    alignas(1024) bf16 a[kStages][kBlockM * kBlockK];
+    alignas(1024) bf16 b[kStages][kBlockN * kBlockK];
+    alignas(1024) bf16 c[kConsumers][kStoreBoxes][kWgmmaM * kBoxCols];  // each consumer's store buffer
+    uint64_t full[kStages];   // producer -> consumers: the stage's tiles have landed
+    uint64_t empty[kStages];  // consumers -> producers: every consumer warp of every CTA writing here is done
+  };
+  static constexpr int kSharedBytes = shared_storage_bytes<SharedStorage>();
+  static_assert(kSharedBytes <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of shared memory");
 };
 
-constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);
-constexpr int kTileBytesB = kBlockN * kBlockK * sizeof(bf16);
-constexpr int kRowBytes = kBlockK * sizeof(bf16);
-// The epilogue's staging: a consumer's 64 × 256 tile goes out in kStoreRounds rounds of kStoreBoxes boxes of
-// 64 × 64 (64 columns = 128 bytes, the widest box a 128B-swizzled TMA takes).
-constexpr int kBoxCols = 64;
-constexpr int kStoreRounds = 2;
-constexpr int kStoreBoxes = kBlockN / kBoxCols / kStoreRounds;
-constexpr int kChunksPerRound = kBlockN / 8 / kStoreRounds;     // 8-column accumulator chunks per round
-constexpr int kPackedPerRound = 2 * kChunksPerRound;  // a round's accumulators as bf16 pairs: 2 per chunk
-static_assert(kBlockN % (kBoxCols * kStoreRounds) == 0);
-constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile, in the workspace
-
-struct SharedStorage {
-  alignas(1024) bf16 a[kStages][kBlockM * kBlockK];
-  alignas(1024) bf16 b[kStages][kBlockN * kBlockK];
-  alignas(1024) bf16 c[kConsumers][kStoreBoxes][kWgmmaM * kBoxCols];  // each consumer's store buffer
-  uint64_t full[kStages];   // producer -> consumers: the stage's tiles have landed
-  uint64_t empty[kStages];  // consumers -> producers: every consumer warp of every CTA writing here is done
-};
-constexpr int kSharedBytes = shared_storage_bytes<SharedStorage>();
-static_assert(kSharedBytes <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of shared memory");
-
-template <int kClusterM, int kClusterN>
+template <typename T>
 __global__ void __launch_bounds__(kThreads, 1)
     few_tiles_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, GemmProblem problem, const uint32_t* tile_order,
                       StreamKSchedule schedule, float* partials, uint32_t* partial_flags, uint32_t launch_epoch,
                       RoundBarrier round_barrier) {
 #if GEMM_SM90A_DEVICE_CODE
-  using Cluster = ClusterShape<kClusterM, kClusterN>;
-  constexpr int kClusterSize = Cluster::kSize, kStageReaders = Cluster::kStageReaders;
-  constexpr int kSliceRowsA = Cluster::kSliceRowsA, kSliceRowsB = Cluster::kSliceRowsB;
-  SharedStorage& smem = shared_storage<SharedStorage>();
+  constexpr int kBlockN = T::kBlockN, kClusterM = T::kClusterM, kClusterN = T::kClusterN;
+  constexpr int kClusterSize = T::kClusterSize, kStageReaders = T::kStageReaders, kStages = T::kStages;
+  constexpr int kSliceRowsA = T::kSliceRowsA, kSliceRowsB = T::kSliceRowsB, kTileBytesB = T::kTileBytesB;
+  constexpr int kStoreBoxes = T::kStoreBoxes, kChunksPerRound = T::kChunksPerRound;
+  constexpr int kPackedPerRound = T::kPackedPerRound, kPartialFloats = T::kPartialFloats;
+  auto& smem = shared_storage<typename T::SharedStorage>();
   const int worker = cluster_index();  // the schedule's workers are clusters
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const uint32_t rank = cluster_cta_rank();
@@ -184,7 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       return (slot * kClusterSize + static_cast<int>(rank)) * kConsumers + consumer;
     };
     const int consumer_thread = threadIdx.x % kWarpgroupThreads;
-    float acc[kBlockN / 2];  // written by each unit's first wgmma (scale-d = 0): no clearing
+    float acc[T::kAccumulators];  // written by each unit's first wgmma (scale-d = 0): no clearing
     PipelineState<kStages> read, release;
     // Send store round `round` of C through this warpgroup's buffer (common/wgmma_epilogue.h); `stage` writes it there.
     const auto store_round = [&](int round, int row, int col, const auto& stage) {
@@ -209,8 +213,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
-          wgmma_m64n256k16(acc, wgmma_descriptor_k_major_128b(a_base + k_offset),
-                           wgmma_descriptor_k_major_128b(b_base + k_offset), iteration > 0 || k_step > 0);
+          const uint64_t descriptor_a = wgmma_descriptor_k_major_128b(a_base + k_offset);
+          const uint64_t descriptor_b = wgmma_descriptor_k_major_128b(b_base + k_offset);
+          if constexpr (kBlockN == 256)
+            wgmma_m64n256k16(acc, descriptor_a, descriptor_b, iteration > 0 || k_step > 0);
+          else
+            wgmma_m64n128k16(acc, descriptor_a, descriptor_b, iteration > 0 || k_step > 0);
         }
         wgmma_commit_group();
         read.advance();
@@ -266,12 +274,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 // ---- launcher ----------------------------------------------------------------------------------------
-// The launch for one cluster shape; prepare_few_tiles picks the shape.
-template <int kClusterM, int kClusterN>
-GemmLaunch prepare_cluster_shape(const GemmProblem& problem) {
-  using Cluster = ClusterShape<kClusterM, kClusterN>;
-  constexpr int kClusterSize = Cluster::kSize, kSliceRowsA = Cluster::kSliceRowsA, kSliceRowsB = Cluster::kSliceRowsB;
-  const auto kernel = few_tiles_kernel<kClusterM, kClusterN>;
+// The launch for one tiling; prepare_few_tiles picks it.
+template <typename T>
+GemmLaunch prepare_tiling(const GemmProblem& problem) {
+  constexpr int kBlockN = T::kBlockN, kClusterM = T::kClusterM, kClusterN = T::kClusterN;
+  constexpr int kClusterSize = T::kClusterSize, kSliceRowsA = T::kSliceRowsA, kSliceRowsB = T::kSliceRowsB;
+  constexpr int kSharedBytes = T::kSharedBytes, kPartialFloats = T::kPartialFloats;
+  const auto kernel = few_tiles_kernel<T>;
   const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, kWgmmaM, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
@@ -290,8 +299,8 @@ GemmLaunch prepare_cluster_shape(const GemmProblem& problem) {
   // and the parts' flags. A flag is raised to the launch's epoch, a number that grows with every launch (never 0, the
   // flags' first value), so the flags need no clearing between launches. The grid is sized from the schedule.
   const int resident_clusters = persistent_cluster_count(kernel, kThreads, kSharedBytes, kClusterSize, INT_MAX);
-  const StreamKSchedule schedule =
-      StreamKSchedule::make_few_tiles(cluster_tiles, ceil_div(problem.k, kBlockK), resident_clusters);
+  const StreamKSchedule schedule = StreamKSchedule::make_few_tiles(cluster_tiles, ceil_div(problem.k, kBlockK),
+                                                                   resident_clusters, kBlockN == 256 ? 1024 : kNarrowBlockCycles);
   const int clusters = schedule.workers;
   const int grid = clusters * kClusterSize;
   // Each full round's tiles handed out GPC by GPC (common/gpc_rounds.h; worker w takes position r × workers + w of
@@ -332,14 +341,26 @@ GemmLaunch prepare_cluster_shape(const GemmProblem& problem) {
 
 }  // namespace
 
+// The plan (common/few_tiles.h) needs the resident clusters, which do not depend on the tiling: every one has the same
+// threads and shared memory (192 KB and its barriers) and clusters of two.
 GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
-  return few_tiles_cluster_along_n(problem.m, problem.n) ? prepare_cluster_shape<1, 2>(problem)
-                                                         : prepare_cluster_shape<2, 1>(problem);
+  using Kernel13Tiling = Tiling<256, 2, 1>;
+  CUDA_CHECK(cudaFuncSetAttribute(few_tiles_kernel<Kernel13Tiling>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  Kernel13Tiling::kSharedBytes));
+  const int clusters = persistent_cluster_count(few_tiles_kernel<Kernel13Tiling>, kThreads,
+                                                Kernel13Tiling::kSharedBytes, 2, INT_MAX);
+  const FewTilesPlan plan = plan_few_tiles(problem.m, problem.n, problem.k, clusters);
+  if (plan.block_n == 128)
+    return plan.cluster_along_n ? prepare_tiling<Tiling<128, 1, 2>>(problem) : prepare_tiling<Tiling<128, 2, 1>>(problem);
+  return plan.cluster_along_n ? prepare_tiling<Tiling<256, 1, 2>>(problem) : prepare_tiling<Tiling<256, 2, 1>>(problem);
 }
 
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
-// Both cluster shapes: the 1 × 2 cluster multicasts A, the 2 × 1 cluster B; each adds partial sums through the L2.
-// sass: sm_90a few_tiles_kernelILi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a few_tiles_kernelILi1ELi2E UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// Each tile width and cluster shape: a 1 × 2 cluster multicasts A, a 2 × 1 cluster B; all add partial sums through
+// the L2.
+// sass: sm_90a TilingILi256ELi2ELi1E UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a TilingILi256ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU

@@ -50,23 +50,21 @@ std::string explain_shape(const Shape& shape, int clusters) {
     line << "14 pingpong   128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << cluster_tiles
          << " cluster tiles in " << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
   } else {
-    line << "15 few_tiles  128x256 tiles, " << (estimate.cluster_along_n ? "1x2" : "2x1") << " clusters: ";
-    const int tiles = estimate.cluster_tiles;
-    if (estimate.few_tiles) {
-      if (estimate.split_workers > 0)
-        line << tiles << " cluster tiles of " << k_blocks << " k blocks split along K over " << estimate.split_workers
-             << " clusters";
-      else
-        line << tiles << " cluster tiles whole, one per cluster (no split pays)";
-    } else {
-      const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_blocks, clusters);
-      line << tiles << " cluster tiles";
+    const FewTilesPlan& plan = estimate.few_tiles_plan;
+    const StreamKSchedule& schedule = plan.schedule;
+    line << "15 few_tiles  128x" << plan.block_n << " tiles, " << (plan.cluster_along_n ? "1x2" : "2x1")
+         << " clusters: " << plan.cluster_tiles << " cluster tiles";
+    if (plan.cluster_tiles < clusters) {
       if (schedule.splits())
-        line << ", " << schedule.full_rounds() << " whole rounds, the last " << schedule.split_tiles()
-             << " split along K over " << schedule.workers << " clusters";
+        line << " of " << k_blocks << " k blocks split along K over " << schedule.workers << " clusters";
       else
-        line << " in " << (tiles + schedule.workers - 1) / schedule.workers << " rounds on " << schedule.workers
-             << " clusters";  // at least two: the tiles are as many as the clusters or more
+        line << " whole, one per cluster (no split pays)";
+    } else if (schedule.splits()) {
+      line << ", " << schedule.full_rounds() << " whole rounds, the last " << schedule.split_tiles()
+           << " split along K over " << schedule.workers << " clusters";
+    } else {
+      const int rounds = (plan.cluster_tiles + schedule.workers - 1) / schedule.workers;
+      line << " in " << rounds << (rounds == 1 ? " round" : " rounds") << " on " << schedule.workers << " clusters";
     }
   }
   line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles) << ", 14 "

@@ -171,10 +171,10 @@ const std::vector<Shape>& shape_suite() {
       {2300, 2040, 4000},   // 72 cluster tiles, 63 k blocks (the last one partial), ragged: 6 tiles split
       {4352, 1024, 8448},   // 68 cluster tiles: 2 tiles left over, each shared by 33 clusters
       {2500, 2504, 4000},   // 100 cluster tiles, 34 left over: too few idle to split; 2 rounds on 50 clusters
-      // Kernel 15 splits the whole problem of these along K (fewer cluster tiles than clusters): 8 cluster tiles
-      // of 63 k blocks (the last partial, N ragged) in 2 x 1 clusters, and 1 x 2 clusters (M under one tile) on 4
-      // cluster tiles (N ragged) of 129 k blocks (K ragged).
-      {256, 2040, 4000},
+      // Kernel 15 splits the whole problem of these along K (fewer cluster tiles than clusters), in 128 x 128 tiles:
+      // 16 cluster tiles of 125 k blocks (N ragged) in 2 x 1 clusters over all 66, and 8 cluster tiles of 129 k
+      // blocks (N and K ragged) in 1 x 2 clusters (M under one tile) over 41.
+      {256, 2040, 8000},
       {100, 1800, 8200},
       // Kernel 16 launches kernel 14 on these (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
       // last one's second CTA outside C, a partial k block; 128 × 184 tiles on the first (77 columns, the last one

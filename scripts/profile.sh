@@ -6,7 +6,7 @@
 #   scripts/profile.sh GEMM_BINARY KERNEL_ID [SIZE | MxNxK]      (report on stdout; default 4096)
 #
 # The kernel profiled is the validated launch of `gemm run`: the first launch of `<name>_kernel` (chapter 16,
-# dispatch, has none of its own: there, of chapter 13's gpc_rounds_kernel or chapter 14's pingpong_kernel,
+# dispatch, has none of its own: there, of chapter 15's few_tiles_kernel or chapter 14's pingpong_kernel,
 # whichever its cost model picks for the shape) inside the runner's NVTX range "gemm run". For the cuBLAS
 # reference (id 0) it is the first launch there of a kernel named like cuBLAS's Hopper GEMMs (nvjet_*, or
 # CUTLASS's sm90_* names): the algorithm the runner's selection kept, the one its timed reps use. (Without the
@@ -20,7 +20,7 @@ shape=(--m "$m" --n "${n:-$m}" --k "${k:-$m}")
 name=$("$gemm" list | awk -v id="$id" '$1 == id { print $2 }')
 [ -n "$name" ] || { echo "profile.sh: no kernel $id in \`$gemm list\`" >&2; exit 2; }
 kernel_regex="${name}_kernel"
-[ "$name" = dispatch ] && kernel_regex="gpc_rounds_kernel|pingpong_kernel"
+[ "$name" = dispatch ] && kernel_regex="few_tiles_kernel|pingpong_kernel"
 [ "$id" = 0 ] && kernel_regex="nvjet|sm90_|cutlass"
 exec ncu --clock-control none --nvtx --nvtx-include "gemm run/" --kernel-name "regex:${kernel_regex}" --launch-count 1 \
   --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \

@@ -221,6 +221,8 @@ def code_changed_since(root: Path, commit: str, path: Path, renames: Optional[di
                 continue
             header = git("show", f"{commit}:{move['from']}")
             block = function_code(rename(header.stdout), move["function"]) if header.returncode == 0 else None
+            if not block:
+                continue  # the header had no such function at the commit: it moved before the run, nothing to leave out
             starts = [i for i in range(len(current)) if block and current[i:i + len(block)] == block]
             if len(starts) != 1:
                 return True  # the moved function is not in the file as the header had it: a change

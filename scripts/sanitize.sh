@@ -55,9 +55,9 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 # full, so the producers of each GPC meet at the second and third; on 3900 x 11600 x 40 and 3900 x 14000 x 40
 # kernel 14 (and 16, which gives them to it) takes 128 x 176 and 128 x 184 tiles (16 and 19 rounds of one partial
 # k block, ragged M and N; tests/host/test_pingpong_choice.cpp).
-# Kernel 15 (and 16, which gives them to it) splits the whole of 256 x 2040 x 4000 (2 x 1 clusters) and of
-# 100 x 1800 x 8200 (1 x 2 clusters) along K: fewer cluster tiles than clusters.
-aligned_shapes=129x264x72,67x40x24,300x520x200,2304x2048x2816,3000x2056x1000,3900x11600x40,3900x14000x40,256x2040x4000,100x1800x8200
+# Kernel 15 (and 16, which gives them to it) splits the whole of 256 x 2040 x 8000 (2 x 1 clusters) and of
+# 100 x 1800 x 8200 (1 x 2 clusters) along K, in 128 x 128 tiles: fewer cluster tiles than clusters.
+aligned_shapes=129x264x72,67x40x24,300x520x200,2304x2048x2816,3000x2056x1000,3900x11600x40,3900x14000x40,256x2040x8000,100x1800x8200
 odd_shapes=37x29x13
 
 failures=0 runs=0

@@ -11,12 +11,9 @@ namespace {
 
 constexpr int kClusters = 66;
 
-// Of the benchmark's shapes, the LLM shape and 1024³ (16 tiles, fewer than the clusters: kernel 15 leaves them whole,
-// and kernel 14's one short round costs less; the few-tile figures below).
-TEST(PingPongChoice, TheLlmShapeAnd1024CubedOfTheBenchmarkShapes) {
+TEST(PingPongChoice, TheLlmShapeAloneOfTheBenchmarkShapes) {
   EXPECT_TRUE(estimate_pingpong(4096, 14336, 4096, kClusters).pingpong);
-  EXPECT_TRUE(estimate_pingpong(1024, 1024, 1024, kClusters).pingpong);
-  for (const auto& [m, n, k] : {std::array<int, 3>{2048, 2048, 2048}, {4096, 4096, 4096},
+  for (const auto& [m, n, k] : {std::array<int, 3>{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
                                 {6144, 6144, 6144}, {8192, 8192, 8192}, {16384, 16384, 16384}, {512, 8192, 8192},
                                 {16384, 4096, 14336}})
     EXPECT_FALSE(estimate_pingpong(m, n, k, kClusters).pingpong) << m << "x" << n << "x" << k;
@@ -88,43 +85,52 @@ TEST(PingPongChoice, FewerClustersMeanMoreRounds) {
 // Few tiles: fewer cluster tiles than clusters. Figures worked by hand from the constants: kernel 15 whole is
 // (k blocks + 14) · 1024 + 3300 cycles, split (T · k / W + 16 + 5 W / T) · 1024 + 3300; kernel 14 its rounds
 // plus 20 · 1024.
+// Few tiles: fewer 128 × 256 cluster tiles than clusters. Figures worked by hand from the constants: kernel 15's
+// plan (common/few_tiles.h) takes 128 × 128 tiles (k blocks of 512 · 1.09 = 558.08 cycles) where they too are fewer
+// than the clusters and the model puts them ahead; whole tiles cost k blocks · block cycles + 3300, plus 14 · 1024
+// against kernel 14, which pays its rounds plus 20 · 1024.
 TEST(PingPongChoice, FewTileFigures) {
-  // 1024³: 16 cluster tiles of 16 k blocks, whole (no split pays): 30 · 1024 + 3300 = 34020. Kernel 14: 4 × 6 =
-  // 24 cluster tiles of 176, one round: 16 · 704 · 1.01 + 20480 = 31856.6; 34020 ≥ 1.02 × that: kernel 14.
+  // 1024³: 32 cluster tiles of 128 × 128 (4 cluster rows × 8), 16 k blocks, whole (a split's fixed 44 blocks of
+  // 558.08 cycles cannot pay): 16 · 558.08 + 3300 = 12229.28, against 16 tiles of 128 × 256 at 16 · 1024 + 3300.
+  // Kernel 14: 4 × 6 = 24 cluster tiles of 176, one round: 16 · 704 · 1.01 + 20480 = 31856.64. Kernel 15.
   const PingPongEstimate cube = estimate_pingpong(1024, 1024, 1024, kClusters);
   EXPECT_TRUE(cube.few_tiles);
-  EXPECT_EQ(cube.cluster_tiles, 16);
-  EXPECT_EQ(cube.split_workers, 0);
-  EXPECT_NEAR(cube.cooperative_cycles, 30 * 1024 + 3300, 1e-6);
+  EXPECT_EQ(cube.few_tiles_plan.block_n, 128);
+  EXPECT_EQ(cube.few_tiles_plan.cluster_tiles, 32);
+  EXPECT_FALSE(cube.few_tiles_plan.schedule.splits());
+  EXPECT_NEAR(cube.few_tiles_plan.cycles, 16 * 558.08 + 3300, 1e-6);
+  EXPECT_NEAR(cube.cooperative_cycles, 16 * 558.08 + 3300 + 14 * 1024, 1e-6);
   EXPECT_NEAR(cube.pingpong_cycles, 16 * 704 * 1.01 + 20480, 1e-6);
-  EXPECT_TRUE(cube.pingpong);
-  // 512 × 4096 × 14336: 32 cluster tiles of 224 split over 66: (7168 / 66 + 16 + 330 / 32) · 1024 + 3300, against
-  // one round of 224 k blocks of 128 × 176 (2 × 24 = 48 cluster tiles): 224 · 704 · 1.01 + 20480. Kernel 15.
+  EXPECT_FALSE(cube.pingpong);
+  // 512 × 4096 × 14336: 64 cluster tiles of 128 × 128, 224 k blocks, whole: 224 · 558.08 + 3300 = 128309.92, against
+  // 32 tiles of 128 × 256 split over 66 clusters, (7168 / 66 + 24 + 330 / 32) · 1024 + 3300 = 149.6 k. Kernel 15.
   const PingPongEstimate down = estimate_pingpong(512, 4096, 14336, kClusters);
-  EXPECT_EQ(down.split_workers, 66);
-  EXPECT_NEAR(down.cooperative_cycles, (7168.0 / 66 + 16 + 330.0 / 32) * 1024 + 3300, 1e-6);
+  EXPECT_EQ(down.few_tiles_plan.block_n, 128);
+  EXPECT_EQ(down.few_tiles_plan.cluster_tiles, 64);
+  EXPECT_NEAR(down.few_tiles_plan.cycles, 224 * 558.08 + 3300, 1e-6);
   EXPECT_FALSE(down.pingpong);
-  // 128 × 4096 × 4096: 1 × 2 clusters, 8 cluster tiles split over 29 (the stream-K tests' figure). Kernel 15.
-  const PingPongEstimate thin = estimate_pingpong(128, 4096, 4096, kClusters);
-  EXPECT_TRUE(thin.cluster_along_n);
-  EXPECT_EQ(thin.cluster_tiles, 8);
-  EXPECT_EQ(thin.split_workers, 29);
+  // 128 × 4096 × 14336: 128 × 128 tiles in 1 × 2 clusters, 16 cluster tiles of 224 k blocks, split over all 66
+  // clusters (3584 / W + 44.04 + 5 W / 16 falls all the way to 66). Kernel 15.
+  const PingPongEstimate thin = estimate_pingpong(128, 4096, 14336, kClusters);
+  EXPECT_EQ(thin.few_tiles_plan.block_n, 128);
+  EXPECT_TRUE(thin.few_tiles_plan.cluster_along_n);
+  EXPECT_EQ(thin.few_tiles_plan.cluster_tiles, 16);
+  EXPECT_EQ(thin.few_tiles_plan.schedule.workers, 66);
+  EXPECT_EQ(thin.few_tiles_plan.schedule.whole_tiles, 0);
   EXPECT_FALSE(thin.pingpong);
-  // 2048³: 64 cluster tiles whole (46 · 1024 + 3300 = 50404) against two rounds of 176 (8 × 12 = 96 cluster tiles):
-  // 2 · 32 · 704 · 1.01 + 20480 = 65987.8. Kernel 15.
+  // 2048³: 64 cluster tiles of 128 × 256 whole (32 · 1024 + 3300 = 36068); 128 × 128 tiles would be 128, as many as
+  // the clusters or more, so not considered. Kernel 15.
   const PingPongEstimate square = estimate_pingpong(2048, 2048, 2048, kClusters);
-  EXPECT_EQ(square.split_workers, 0);
-  EXPECT_NEAR(square.cooperative_cycles, 46 * 1024 + 3300, 1e-6);
+  EXPECT_EQ(square.few_tiles_plan.block_n, 256);
+  EXPECT_NEAR(square.few_tiles_plan.cycles, 32 * 1024 + 3300, 1e-6);
   EXPECT_FALSE(square.pingpong);
-  // 200 × 11008 × 4096 (a width not a multiple of 256: 43 columns of 256): 43 cluster tiles whole, against one
-  // round of 60 cluster tiles of 184 (11008 = 59.8 × 184): kernel 14.
+  // 200 × 11008 × 4096 (43 columns of 256, 86 of 128: the narrow tiles would be 86 ≥ 66): 43 cluster tiles of
+  // 128 × 256 whole, 64 · 1024 + 3300 + 14336 = 83172, against one round of 60 cluster tiles of 176 plus 20480:
+  // 45507 + 20480 = 65987. Kernel 14.
   EXPECT_TRUE(estimate_pingpong(200, 11008, 4096, kClusters).pingpong);
-  // With as many tiles as clusters or more, the old rule: 16 rounds at least. 512 × 28672 × 4096 (224 cluster tiles,
-  // 5 rounds of kernel 14) stays with kernel 15 although the model puts 14 ahead.
-  const PingPongEstimate wide = estimate_pingpong(512, 28672, 4096, kClusters);
-  EXPECT_FALSE(wide.few_tiles);
-  EXPECT_LT(wide.pingpong_cycles, wide.cooperative_cycles);
-  EXPECT_FALSE(wide.pingpong);
+  // 256 × 10240 × 8192: 40 cluster tiles of 128 × 256 split over 66, (327.7 / ... ) about 116 k, against one round of
+  // 56 cluster tiles of 184 plus 20480, 111 k: kernel 14.
+  EXPECT_TRUE(estimate_pingpong(256, 10240, 8192, kClusters).pingpong);
 }
 
 }  // namespace

@@ -342,16 +342,18 @@ TEST(FewTiles, EveryIterationOnceBalancedSharesAndFixUpOrder) {
       }
 }
 
-// The cost model's figures, worked by hand: split_blocks(T, k, W) = T · k / W + 16 + 5 · W / T.
+// The cost model's figures, worked by hand: split_blocks(T, k, W) = T · k / W + 24 + 5 · W / T for 1024-cycle k
+// blocks; for 512-cycle ones the fixed part is 48 blocks.
 TEST(FewTiles, SplitCostModel) {
-  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(32, 224, 66), 32.0 * 224 / 66 + 16 + 5.0 * 66 / 32);
-  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(8, 64, 32), 16 + 16 + 20);
+  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(32, 224, 66), 32.0 * 224 / 66 + 24 + 5.0 * 66 / 32);
+  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(8, 64, 32), 16 + 24 + 20);
+  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(8, 64, 32, 512), 16 + 48 + 20);
 }
 
 // Pinned on shapes of the model presets, on 66 clusters.
 TEST(FewTiles, PolicyOnFewTileShapes) {
-  // 512 × 4096 × 14336 in 2 × 1 clusters: 2 × 16 = 32 cluster tiles of 224 k blocks. 32 · 224 / W + 16 + 5 W / 32
-  // falls all the way to W = 66 (7168 / 66 + 16 + 10.3 = 135 k blocks against 224 whole): 108 or 109 k blocks
+  // 512 × 4096 × 14336 in 2 × 1 clusters: 2 × 16 = 32 cluster tiles of 224 k blocks. 32 · 224 / W + 24 + 5 W / 32
+  // falls all the way to W = 66 (7168 / 66 + 24 + 10.3 = 143 k blocks against 224 whole): 108 or 109 k blocks
   // each. Tile 0: worker 0 has k 0..107, worker 1 108..216 (⌊2 · 7168 / 66⌋ = 217), worker 2 217..223; the owner
   // adds worker 1's partial, then worker 2's.
   const StreamKSchedule mlp = StreamKSchedule::make_few_tiles(32, 224, 66);
@@ -365,13 +367,13 @@ TEST(FewTiles, PolicyOnFewTileShapes) {
   EXPECT_EQ(mlp.first(2).k_end, 224);
   EXPECT_EQ(mlp.next(2, mlp.first(2)).tile, 1);  // worker 2 then owns tile 1's head, 0..100 (325 - 224 = 101)
   EXPECT_EQ(mlp.next(2, mlp.first(2)).k_end, 101);
-  // 128 × 4096 × 4096 in 1 × 2 clusters: 8 cluster tiles of 64 k blocks. 512 / W + 16 + 5 W / 8 is least at
-  // W = √(512 · 8 / 5) = 28.6: 28 gives 18.29 + 16 + 17.5 = 51.79, 29 gives 17.66 + 16 + 18.13 = 51.78.
+  // 128 × 4096 × 4096 in 1 × 2 clusters: 8 cluster tiles of 64 k blocks. 512 / W + 24 + 5 W / 8 is least at
+  // W = √(512 · 8 / 5) = 28.6: 28 gives 18.29 + 24 + 17.5 = 59.79, 29 gives 17.66 + 24 + 18.13 = 59.78.
   EXPECT_EQ(StreamKSchedule::make_few_tiles(8, 64, 66).workers, 29);
-  // 2048³: 64 cluster tiles of 32 k blocks on 66 clusters: a split (31 + 16 + 5.2 at best) loses to whole tiles (32).
+  // 2048³: 64 cluster tiles of 32 k blocks on 66 clusters: a split (31 + 24 + 5.2 at best) loses to whole tiles (32).
   EXPECT_FALSE(StreamKSchedule::make_few_tiles(64, 32, 66).splits());
   EXPECT_EQ(StreamKSchedule::make_few_tiles(64, 32, 66).workers, 64);
-  // 1024³: 16 tiles of 16 k blocks: whole (a split costs 16 k blocks before any gain).
+  // 1024³: 16 tiles of 16 k blocks: whole (a split costs 24 k blocks before any gain).
   EXPECT_FALSE(StreamKSchedule::make_few_tiles(16, 16, 66).splits());
   // 128 × 57344 × 8192 in 1 × 2 clusters: 112 cluster tiles, more than 66: kernel 13's policy (two rounds, 46 left
   // over, 20 idle clusters for 128 k blocks is 38.8 each, over 32: the last round split).
