@@ -1,22 +1,26 @@
-// Kernel 15 — few tiles: stream-K over the whole problem, and clusters along the longer side.
+// Kernel 15 — few tiles: narrower tiles, or the whole problem split along K, where the tiles are fewer than the SMs.
 //
 // Kernel 13 launches one cluster per tile at most: when a shape has fewer cluster tiles than the GPU has clusters
 // (a few hundred tokens through a model's layer: 512 × 4096 × 14336 is 64 tiles of 128 × 256, 32 cluster tiles, on 66
-// clusters), the clusters without a tile are not launched and half the GPU idles. Two changes keep every SM busy:
+// clusters), the clusters without a tile are not launched and half the GPU idles. A plan per shape
+// (common/few_tiles.h, plan_few_tiles, host-tested) keeps every SM busy:
 //
-// 1. All resident clusters are launched, and when the tiles are fewer than the clusters, every tile is split along K
-//    over them (common/stream_k.h, make_few_tiles): each cluster gets the same number of k blocks, the tail of one
-//    tile and the head of the next, and a tile's owner (the cluster with its first k block) adds the others' partial
-//    sums, through the L2, before it writes C. Kernel 11 split only the last round; here the last round is the only
-//    one. A split costs a second tile boundary and a partial's round trip through the L2, and an owner adds its
-//    tile's partials one after another, so a cost model picks how many clusters share the work, and leaves the tiles
-//    whole where no split pays (2048³: 64 cluster tiles on 66 clusters).
-// 2. The cluster's two CTAs lie along M (sharing B, as kernel 13) or along N (sharing A), whichever computes fewer
+// 1. Narrower tiles: where even 128 × 128 tiles are fewer than the clusters, and the plan's model puts them ahead,
+//    128 × 128 tiles (twice the tiles, each half as long): the tile's width is a template parameter (Tiling), the
+//    wgmma m64n128k16 instead of m64n256k16, six stages instead of four. It is what cuBLAS runs on such shapes.
+// 2. All resident clusters are launched, and when the tiles are fewer than the clusters and a split pays, every tile is
+//    split along K over them (common/stream_k.h, make_few_tiles): each cluster gets the same number of k blocks, the
+//    tail of one tile and the head of the next, and a tile's owner (the cluster with its first k block) adds the
+//    others' partial sums, through the L2, before it writes C. Kernel 11 split only the last round; here the last round
+//    is the only one. A split costs a second tile boundary and a partial's round trip through the L2, and an owner adds
+//    its tile's partials one after another, so a cost model picks how many clusters share the work, and leaves the
+//    tiles whole where no split pays (2048³: 64 cluster tiles on 66 clusters).
+// 3. The cluster's two CTAs lie along M (sharing B, as kernel 13) or along N (sharing A), whichever computes fewer
 //    tiles outside C: at 128 tokens a 2 × 1 cluster's second CTA would multiply only the zeros TMA fills in below
-//    row M, half the GPU's work thrown away. With as many tiles as clusters or more, and M and N multiples of 256,
-//    the 2 × 1 cluster and kernel 13's schedule, unchanged.
+//    row M, half the GPU's work thrown away.
 //
-// Everything else is kernel 13's.
+// With as many 128 × 256 tiles as clusters or more: 128 × 256 tiles, 2 × 1 clusters (where M and N are multiples of
+// 256) and kernel 13's schedule, unchanged. Everything else is kernel 13's.
 //
 // Shapes: any M and N up to kTileTableMaxExtent; N and K multiples of 8.
 

@@ -49,8 +49,8 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 
 # Small and ragged: one tile plus one row/column, several partial tiles, K not a multiple of the k block;
 # kernels that take any shape also get odd N and K. 2304 x 2048 x 2816 is more tiles than a GPU has SMs (the
-# persistent kernels loop), and on a 132-SM GPU kernels 11-13 (and 16, which gives it to 13) split its last round
-# along K; 3000 x 2056 x 1000 gives kernels 10-13 two rounds (10 one full one, 11-13 two full ones on 54
+# persistent kernels loop), and on a 132-SM GPU kernels 11-13 and 15 (and 16, which gives it to 15) split its last
+# round along K; 3000 x 2056 x 1000 gives kernels 10-13 two rounds (10 one full one, 11-13 two full ones on 54
 # clusters), so their producers meet at the second, and kernel 14 three rounds of 128 x 176 tiles, two of them
 # full, so the producers of each GPC meet at the second and third; on 3900 x 11600 x 40 and 3900 x 14000 x 40
 # kernel 14 (and 16, which gives them to it) takes 128 x 176 and 128 x 184 tiles (16 and 19 rounds of one partial
