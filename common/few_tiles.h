@@ -2,8 +2,9 @@
 // and what its model says that costs. Introduced by kernel 15; kernel 16's cost model and `gemm explain` ask it too.
 //
 // Three choices, each host-tested:
-// - Tile width. Kernel 13's 128 × 256 tiles, or, where those are fewer than the clusters, 128 × 128 tiles if the model
-//   puts them ahead: twice the tiles, each half as long (a 128 × 128 × 64 k block is 512 cycles at the tensor rate).
+// - Tile width. Kernel 13's 128 × 256 tiles, or, where those are fewer than the clusters, 128 × 128 tiles if the
+//   model puts them ahead: twice the tiles, each half as long (a 128 × 128 × 64 k block is 512 cycles at the tensor
+//   rate).
 // - Cluster orientation. A 2 × 1 cluster (two CTAs along M, sharing B) covers 256 rows of C, a 1 × 2 cluster (along
 //   N, sharing A) two tile widths; where M or N is not a multiple of that, the last cluster row or column has a CTA
 //   tile wholly outside C, which multiplies the zeros TMA fills in and stores nothing. With 128 tokens (M = 128) a
@@ -26,7 +27,8 @@ constexpr double kNarrowBlockCycles = 512 * 1.09;
 
 // CTA tiles (128 × block_n) an m × n problem computes in clusters of cluster_m × cluster_n CTAs, those outside C
 // included.
-__host__ __device__ constexpr long long cluster_cta_tiles(int m, int n, int cluster_m, int cluster_n, int block_n = 256) {
+__host__ __device__ constexpr long long cluster_cta_tiles(int m, int n, int cluster_m, int cluster_n,
+                                                          int block_n = 256) {
   const long long tiles_m = (m + 127) / 128, tiles_n = (n + block_n - 1) / block_n;
   return (tiles_m + cluster_m - 1) / cluster_m * cluster_m * ((tiles_n + cluster_n - 1) / cluster_n * cluster_n);
 }

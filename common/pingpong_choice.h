@@ -25,8 +25,8 @@
 // late start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it
 // measured level) and the model puts it kPingPongMargin ahead; with fewer cluster tiles than clusters, where each
 // model adds what a short launch costs beyond it (kFewTilesWholeCycles, kPingPongFewTilesCycles), wherever the model
-// puts it kPingPongMargin ahead. The constants come from profiles of a few shapes; the
-// shapes the rule was checked on after it was written down are in kernel 16's notes.
+// puts it kPingPongMargin ahead. The constants come from profiles and measurements of a few shapes; the shapes the
+// rule was checked on after it was written down are in kernel 16's notes and docs/log/15_few_tiles.md.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -70,7 +70,8 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   estimate.few_tiles_plan = plan_few_tiles(m, n, k, clusters);
   const FewTilesPlan& plan = estimate.few_tiles_plan;
   estimate.few_tiles = plan.block_n == 128 || plan.cluster_tiles < clusters;
-  estimate.cooperative_cycles = plan.cycles + (estimate.few_tiles && !plan.schedule.splits() ? kFewTilesWholeCycles : 0);
+  estimate.cooperative_cycles =
+      plan.cycles + (estimate.few_tiles && !plan.schedule.splits() ? kFewTilesWholeCycles : 0);
   for (int index = 0; index < kPingPongWidthCount; ++index) {
     const int width = pingpong_width(index);
     const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, width);

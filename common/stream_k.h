@@ -100,8 +100,9 @@ struct StreamKSchedule {
   // k_blocks. A share is then the tail of one tile and the head of the next. With as many tiles as workers or more,
   // make()'s policy, unchanged.
   //
-  // What a split costs (fitted to kernel 15's 128 × 256 tiles on an H200 at 2048³, 128 × 4096 × 4096 and 512 × 4096
-  // × 14336; its notes), in k blocks of 128 × 256 × 64 (1024 cycles at the tensor rate): about kSplitCostBlocks
+  // What a split costs (fitted to kernel 15 on an H200: 16 from 2048³, 128 × 4096 × 4096 and 512 × 4096 × 14336,
+  // raised to 24 by 256 × 8192 × 28672 and 256 × 10240 × 8192, where 16 chose splits that measured 8-14 % slower;
+  // docs/log/15_few_tiles.md), in k blocks of 128 × 256 × 64 (1024 cycles at the tensor rate): about kSplitCostBlocks
   // whatever the split (a second tile boundary in every share, the partial's round trip through the L2 before the
   // owner can finish), and kPartialCostBlocks for each partial an owner adds, one after another. With T tiles on W
   // workers an owner adds about W / T partials. For narrower tiles (a k block of `block_cycles`), the first is the

@@ -46,8 +46,9 @@ std::string explain_shape(const Shape& shape, int clusters) {
   const PingPongEstimate estimate = estimate_pingpong(shape.m, shape.n, shape.k, clusters);
   const int k_blocks = (shape.k + 63) / 64;
   if (estimate.pingpong) {
-    const long long cluster_tiles = (shape.m + 255) / 256 * ((shape.n + estimate.pingpong_width - 1) / estimate.pingpong_width);
-    line << "14 pingpong   128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << cluster_tiles
+    const int width = estimate.pingpong_width;
+    const long long cluster_tiles = (shape.m + 255) / 256 * ((shape.n + width - 1) / width);
+    line << "14 pingpong   128x" << width << " tiles, 2x1 clusters: " << cluster_tiles
          << " cluster tiles in " << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
   } else {
     const FewTilesPlan& plan = estimate.few_tiles_plan;
@@ -81,8 +82,8 @@ int command_explain(const ExplainCommand& command) {
   if (clusters == 0) {
     const GpuInfo gpu = query_gpu();  // NoGpuError (exit 77) without one
     if (!build_has_code_for(gpu)) throw UsageError(no_code_message(gpu));
-    if (gpu.cc_major != 9)
-      throw UsageError("explain models the Hopper chapters; this GPU is not one: give --clusters");
+    if (!arch_runs_on(Arch::kSm90a, gpu.cc_major, gpu.cc_minor))
+      throw UsageError("explain models chapters 14-16, which need sm_90a; this GPU is not one: give --clusters");
     clusters = pingpong_resident_clusters();
   }
   const std::vector<Shape> shapes = command.shapes.empty() ? results_run_shapes() : parse_shape_list(command.shapes);

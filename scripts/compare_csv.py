@@ -126,6 +126,16 @@ def gpu_name(document: dict) -> Optional[str]:
     return gpu if isinstance(gpu, str) and gpu.strip() else None
 
 
+def output_dir(out: Optional[Path], csv_path: Path) -> Path:
+    """Where a plot script writes: `out`, or the CSV's directory; created if missing. InputError if it cannot be."""
+    directory = out if out is not None else csv_path.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create {directory}: {error.strerror}") from None
+    return directory
+
+
 def settings_value(document: dict, key: str):
     """One entry of compare.json's "settings" (reps, warmup, cold_l2, seed, order), or None."""
     settings = document.get("settings")

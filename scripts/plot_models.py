@@ -154,16 +154,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise InputError(f"--kernel and --baseline are both {args.kernel}; choose two different kernels")
         frame = compare_csv.load_compare_csv(args.csv)
         check_inputs(frame, (args.kernel, args.baseline))
+        out = compare_csv.output_dir(args.out, args.csv)
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return compare_csv.EXIT_BAD_INPUT
     gpu = compare_csv.gpu_name(compare_csv.load_compare_json(args.csv))
-    out = args.out if args.out is not None else args.csv.parent
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        print(f"{program}: error: cannot create {out}: {error.strerror}", file=sys.stderr)
-        return compare_csv.EXIT_BAD_INPUT
 
     path = out / "ratio_vs_tokens.png"
     build_figure(frame, args.kernel, args.baseline, gpu).savefig(path, dpi=150)

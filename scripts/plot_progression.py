@@ -148,16 +148,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         frame = compare_csv.load_compare_csv(args.csv)
         shape = choose_shape(frame, args.shape)
+        out = compare_csv.output_dir(args.out, args.csv)
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return compare_csv.EXIT_BAD_INPUT
     gpu = compare_csv.gpu_name(compare_csv.load_compare_json(args.csv))
-    out = args.out if args.out is not None else args.csv.parent
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        print(f"{program}: error: cannot create {out}: {error.strerror}", file=sys.stderr)
-        return compare_csv.EXIT_BAD_INPUT
 
     progression_path = out / "progression.png"
     build_progression_figure(frame, shape, gpu).savefig(progression_path, dpi=150)

@@ -102,8 +102,9 @@ TEST(PingPongChoice, FewTileFigures) {
   EXPECT_NEAR(cube.cooperative_cycles, 16 * 558.08 + 3300 + 14 * 1024, 1e-6);
   EXPECT_NEAR(cube.pingpong_cycles, 16 * 704 * 1.01 + 20480, 1e-6);
   EXPECT_FALSE(cube.pingpong);
-  // 512 × 4096 × 14336: 64 cluster tiles of 128 × 128, 224 k blocks, whole: 224 · 558.08 + 3300 = 128309.92, against
-  // 32 tiles of 128 × 256 split over 66 clusters, (7168 / 66 + 24 + 330 / 32) · 1024 + 3300 = 149.6 k. Kernel 15.
+  // 512 × 4096 × 14336: 64 cluster tiles of 128 × 128, 224 k blocks, whole: 224 · 558.08 + 3300 = 128309.92,
+  // against 32 tiles of 128 × 256 split over 66 clusters, (7168 / 66 + 24 + 330 / 32) · 1024 + 3300 = 149.6 k.
+  // Kernel 15.
   const PingPongEstimate down = estimate_pingpong(512, 4096, 14336, kClusters);
   EXPECT_EQ(down.few_tiles_plan.block_n, 128);
   EXPECT_EQ(down.few_tiles_plan.cluster_tiles, 64);
@@ -128,8 +129,9 @@ TEST(PingPongChoice, FewTileFigures) {
   // 128 × 256 whole, 64 · 1024 + 3300 + 14336 = 83172, against one round of 60 cluster tiles of 176 plus 20480:
   // 45507 + 20480 = 65987. Kernel 14.
   EXPECT_TRUE(estimate_pingpong(200, 11008, 4096, kClusters).pingpong);
-  // 256 × 10240 × 8192: 40 cluster tiles of 128 × 256 split over 66, (327.7 / ... ) about 116 k, against one round of
-  // 56 cluster tiles of 184 plus 20480, 111 k: kernel 14.
+  // 256 × 10240 × 8192: 40 cluster tiles of 128 × 256 split over 66, (5120 / 66 + 24 + 330 / 40) · 1024 + 3300 =
+  // 115.8 k (128 × 128 tiles would be 80, not fewer than the clusters), against one round of 59 cluster tiles of 176
+  // plus 20480: 111.5 k. Kernel 14.
   EXPECT_TRUE(estimate_pingpong(256, 10240, 8192, kClusters).pingpong);
 }
 
