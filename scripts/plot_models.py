@@ -34,7 +34,7 @@ LAYER_COLORS = ("#3A76AF", "#EF8636", "#519E3E", "#C53A32")  # one per layer rol
 
 @dataclass(frozen=True)
 class Layer:
-    """One GEMM of a transformer block: C[M×N] = A[M×K]·B[K×N] with M = tokens."""
+    """One GEMM of a transformer block: C[M×N] = A[M×K]·Bᵀ, B N×K (nn.Linear), M = tokens."""
 
     name: str
     n: int

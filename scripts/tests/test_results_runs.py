@@ -63,6 +63,39 @@ class ResultsRunsTest(unittest.TestCase):
         self.assertFalse(results_runs.same_commit("4fa6af9", "4fa6af8"))
         self.assertFalse(results_runs.same_commit("4fa", "4fa6af9"))  # too short to name a commit
 
+    def test_moved_functions(self):
+        """A function moved from a header into a kernel file leaves the comparison with a run before the move, and
+        with a run after it (the header has no such function there any more) the file is compared as it is."""
+        import subprocess
+
+        def git(*args):
+            subprocess.run(["git", "-C", str(self.root), *args], check=True, capture_output=True)
+
+        def commit(message):
+            git("add", "-A")
+            git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)
+            return subprocess.run(["git", "-C", str(self.root), "rev-parse", "HEAD"], check=True,
+                                  capture_output=True, text=True).stdout.strip()
+
+        git("init", "-q")
+        header, kernel = self.root / "wrappers.h", self.root / "kernel.cu"
+        helper = "__device__ inline int helper(int x) {\n  return x + 1;\n}\n"
+        header.write_text("#pragma once\n" + helper, encoding="utf-8")
+        kernel.write_text("#include \"wrappers.h\"\nint main() { return helper(1); }\n", encoding="utf-8")
+        before = commit("helper in the header")
+        header.write_text("#pragma once\n", encoding="utf-8")
+        kernel.write_text("#include \"wrappers.h\"\n" + helper + "int main() { return helper(1); }  // moved\n",
+                          encoding="utf-8")
+        after = commit("helper moved into the kernel")
+        moved = [{"function": "helper", "from": "wrappers.h", "into": "kernel.cu"}]
+        self.assertFalse(results_runs.code_changed_since(self.root, before, kernel, {}, moved))
+        self.assertTrue(results_runs.code_changed_since(self.root, before, kernel, {}, []))  # undeclared: a change
+        self.assertFalse(results_runs.code_changed_since(self.root, after, kernel, {}, moved))
+        kernel.write_text("#include \"wrappers.h\"\n" + helper + "int main() { return helper(2); }\n",
+                          encoding="utf-8")
+        self.assertTrue(results_runs.code_changed_since(self.root, after, kernel, {}, moved))
+        self.assertTrue(results_runs.code_changed_since(self.root, before, kernel, {}, moved))
+
     def test_the_repositorys_declaration_reads(self):
         root = Path(__file__).resolve().parents[2]
         runs = results_runs.load(root)
