@@ -63,8 +63,8 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
     const long long tiles_m = (m + 127) / 128, tiles_n = (n + block_n - 1) / block_n;
     const int cluster_m = plan.cluster_along_n ? 1 : 2, cluster_n = plan.cluster_along_n ? 2 : 1;
     const long long rows = (tiles_m + cluster_m - 1) / cluster_m, columns = (tiles_n + cluster_n - 1) / cluster_n;
-    if (block_n == 128 && (best.cluster_tiles >= clusters || rows > 0xffff || columns > 0xffff)) break;
-    if (block_n == 128 && rows * columns >= clusters) break;  // narrow tiles only as few tiles (see the header)
+    // Narrow tiles only where even they are fewer than the clusters (see the header), and their coordinates fit.
+    if (block_n == 128 && (rows * columns >= clusters || rows > 0xffff || columns > 0xffff)) break;
     plan.cluster_tiles = static_cast<int>(rows * columns);
     const double block_cycles = block_n == 256 ? 1024 : kNarrowBlockCycles;
     plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, clusters, block_cycles);

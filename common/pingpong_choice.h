@@ -57,6 +57,7 @@ struct PingPongEstimate {
   bool few_tiles = false;         // fewer 128 × 256 cluster tiles than clusters
   FewTilesPlan few_tiles_plan;    // kernel 15's plan: tile width, clusters, schedule
   double pingpong_cycles = 0;     // per SM, with the chosen width
+  int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M) with the chosen width
   int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs with it
   int pingpong_width = 0;         // its tile width: of the widths the one with fewer cycles
   bool pingpong = false;          // the rule's choice
@@ -80,6 +81,7 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
                           (estimate.few_tiles ? kPingPongFewTilesCycles : 0);
     if (estimate.pingpong_width == 0 || cycles < estimate.pingpong_cycles) {
       estimate.pingpong_width = width;
+      estimate.pingpong_cluster_tiles = static_cast<int>(cluster_tiles);
       estimate.pingpong_rounds = static_cast<int>(rounds);
       estimate.pingpong_cycles = cycles;
     }

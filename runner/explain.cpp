@@ -36,6 +36,12 @@ std::string thousands(double cycles) {
   return text;
 }
 
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f %%", fraction * 100);
+  return text;
+}
+
 }  // namespace
 
 std::string explain_shape(const Shape& shape, int clusters) {
@@ -44,11 +50,8 @@ std::string explain_shape(const Shape& shape, int clusters) {
   if (const auto refusal = shape_refusal(ShapeRule::kTmaAlignedTileTable, shape.m, shape.n, shape.k))
     return line.str() + "not taken: " + *refusal;
   const PingPongEstimate estimate = estimate_pingpong(shape.m, shape.n, shape.k, clusters);
-  const int k_blocks = (shape.k + 63) / 64;
   if (estimate.pingpong) {
-    const int width = estimate.pingpong_width;
-    const long long cluster_tiles = (shape.m + 255) / 256 * ((shape.n + width - 1) / width);
-    line << "14 pingpong   128x" << width << " tiles, 2x1 clusters: " << cluster_tiles
+    line << "14 pingpong   128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << estimate.pingpong_cluster_tiles
          << " cluster tiles in " << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
   } else {
     const FewTilesPlan& plan = estimate.few_tiles_plan;
@@ -57,7 +60,7 @@ std::string explain_shape(const Shape& shape, int clusters) {
          << " clusters: " << plan.cluster_tiles << " cluster tiles";
     if (plan.cluster_tiles < clusters) {
       if (schedule.splits())
-        line << " of " << k_blocks << " k blocks split along K over " << schedule.workers << " clusters";
+        line << " of " << plan.k_blocks << " k blocks split along K over " << schedule.workers << " clusters";
       else
         line << " whole, one per cluster (no split pays)";
     } else if (schedule.splits()) {
@@ -70,10 +73,11 @@ std::string explain_shape(const Shape& shape, int clusters) {
   }
   line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles) << ", 14 "
        << thousands(estimate.pingpong_cycles) << "; ";
+  const std::string ahead = percent(kPingPongMargin - 1) + " ahead)";
   if (estimate.few_tiles)
-    line << "fewer tiles than clusters: 14 if 2 % ahead)";
+    line << "fewer tiles than clusters: 14 if " << ahead;
   else
-    line << "14 if " << kPingPongMinRounds << "+ rounds and 2 % ahead)";
+    line << "14 if " << kPingPongMinRounds << "+ rounds and " << ahead;
   return line.str();
 }
 
