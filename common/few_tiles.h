@@ -20,62 +20,125 @@
 namespace gemm {
 
 constexpr double kCooperativeBoundaryCycles = 3300;  // kernel 13's cycles per tile beyond its multiplies (H100)
-// A 128 × 128 × 64 k block is 512 cycles at the tensor rate; kernel 15 ran its 128 × 128 tiles 8-9 % slower per k
-// block than its 128 × 256 ones where both had as many tiles as clusters or more (H200, M = 2048 through the model
-// presets' layers: an inference, that each wgmma m64n128 reads its A operand from shared memory for half the columns).
-constexpr double kNarrowBlockCycles = 512 * 1.09;
+// Each tiling's k block of 64 in the model's cycles: its multiply-adds at the tensor rate (a 128 × 256 × 64 block is
+// 1024 cycles), times what kernel 15 measured over it. Fitted on an H200 to one round of whole tiles per tiling
+// (24 few-tile shapes, each tiling forced; docs/log/15_few_tiles.md, section 6): against 128 × 256 tiles, 128 × 192
+// ones took 1.04 times the rate's cycles, 128 × 128 ones 1.19 (an inference: each wgmma m64n128 reads A from shared
+// memory for half the columns), and the one-consumer tiles 1.56 (64 × 192) and 1.87 (64 × 128): with one consumer
+// warpgroup, nothing covers its waits, and a 64-row tile reads more operand bytes per multiply-add.
+constexpr double kNarrowBlockCycles = 512 * 1.19;
+constexpr double kBlock192Cycles = 768 * 1.04;
+constexpr double kOneConsumer192Cycles = 384 * 1.56;
+constexpr double kOneConsumer128Cycles = 256 * 1.87;
 
-// CTA tiles (128 × block_n) an m × n problem computes in clusters of cluster_m × cluster_n CTAs, those outside C
+// The CTA tiles kernel 15 launches, widest first: block_m rows (two consumer warpgroups of 64 rows, or one) by
+// block_n columns, and the cycles a k block of 64 takes (the model's unit).
+struct FewTilesTiling {
+  int block_m = 128;
+  int block_n = 256;
+  double block_cycles = 1024;
+};
+constexpr int kFewTilesTilings = 5;
+__host__ __device__ constexpr FewTilesTiling few_tiles_tiling(int index) {
+  switch (index) {
+    case 0: return {128, 256, 1024};
+    case 1: return {128, 192, kBlock192Cycles};
+    case 2: return {128, 128, kNarrowBlockCycles};
+    case 3: return {64, 192, kOneConsumer192Cycles};
+    default: return {64, 128, kOneConsumer128Cycles};
+  }
+}
+
+// CTA tiles (block_m × block_n) an m × n problem computes in clusters of cluster_m × cluster_n CTAs, those outside C
 // included.
 __host__ __device__ constexpr long long cluster_cta_tiles(int m, int n, int cluster_m, int cluster_n,
-                                                          int block_n = 256) {
-  const long long tiles_m = (m + 127) / 128, tiles_n = (n + block_n - 1) / block_n;
+                                                          int block_n = 256, int block_m = 128) {
+  const long long tiles_m = (m + block_m - 1) / block_m, tiles_n = (n + block_n - 1) / block_n;
   return (tiles_m + cluster_m - 1) / cluster_m * cluster_m * ((tiles_n + cluster_n - 1) / cluster_n * cluster_n);
 }
 
-// Whether kernel 15's clusters lie along N (1 × 2, sharing A) on m × n: only where that computes fewer CTA tiles, and
+// Whether 1 × 2 clusters (along N, sharing A) are a candidate on m × n: only where they compute fewer CTA tiles, and
 // M's tile rows fit in the 16 bits a tile table entry gives a coordinate (as a 2 × 1 cluster's always do).
-__host__ __device__ constexpr bool few_tiles_cluster_along_n(int m, int n, int block_n = 256) {
-  return (m + 127) / 128 <= 0xffff &&
-         cluster_cta_tiles(m, n, 1, 2, block_n) < cluster_cta_tiles(m, n, 2, 1, block_n);
+__host__ __device__ constexpr bool few_tiles_cluster_along_n(int m, int n, int block_n = 256, int block_m = 128) {
+  return (m + block_m - 1) / block_m <= 0xffff &&
+         cluster_cta_tiles(m, n, 1, 2, block_n, block_m) < cluster_cta_tiles(m, n, 2, 1, block_n, block_m);
+}
+
+// A worker's k blocks under a schedule of at least as many tiles as workers (make()'s): its whole rounds, and of the
+// last round either a whole tile or its share of the split tiles plus a split's fixed cost (in k blocks of
+// block_cycles). What the cluster orientations are compared by where the tiles are many.
+__host__ __device__ inline double round_schedule_blocks(const StreamKSchedule& schedule, double block_cycles) {
+  const double whole = static_cast<double>(schedule.full_rounds()) * schedule.k_blocks;
+  if (schedule.splits())
+    return whole + static_cast<double>(schedule.split_iterations()) / schedule.workers +
+           StreamKSchedule::kSplitCostBlocks * 1024 / block_cycles;
+  return whole + (schedule.tiles > schedule.full_rounds() * schedule.workers ? schedule.k_blocks : 0);
 }
 
 struct FewTilesPlan {
+  int block_m = 128;              // tile rows: 128 (two consumer warpgroups) or 64 (one)
   int block_n = 256;              // tile width: 256 (kernel 13's) or 128
-  bool cluster_along_n = false;   // 1 × 2 clusters (few_tiles_cluster_along_n)
+  bool cluster_along_n = false;   // 1 × 2 clusters
   int cluster_tiles = 0;
   int k_blocks = 0;
   StreamKSchedule schedule;       // over the clusters; the launch keeps schedule.workers of them
   double cycles = 0;              // per SM, the model's: k blocks at the tensor rate, tile boundaries, a split's cost
+  // Anything but kernel 13's 128 × 256 tiles.
+  __host__ __device__ constexpr bool narrow() const { return block_m != 128 || block_n != 256; }
 };
 
-// Kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs: 128 × 256 tiles on kernel 13's
-// schedule where they are as many as the clusters or more; else of the two widths the one the model puts ahead (256
-// on a tie), each on make_few_tiles's schedule.
-__host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters) {
-  FewTilesPlan best;
+// Kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs. Where kernel 13's 128 × 256 tiles make
+// two rounds or more, those tiles on kernel 13's schedule. Else every tiling in 2 × 1 clusters, and in 1 × 2 ones where
+// those compute fewer CTA tiles, on make_few_tiles's schedule, and the one the model puts ahead: the earlier tiling on
+// a tie, and 1 × 2 clusters where level with the same tiling's 2 × 1. Candidates are compared by their schedule: with
+// fewer tiles than clusters, a worker's share (split or whole tiles) and one tile boundary; with more, a worker's
+// rounds (round_schedule_blocks) and a boundary each. `only_tiling` (an index of few_tiles_tiling) restricts the plan
+// to that tiling wherever it fits, for measuring one against the others.
+__host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1) {
   const int k_blocks = (k + 63) / 64;
-  for (int block_n = 256; block_n >= 128; block_n -= 128) {
-    FewTilesPlan plan;
-    plan.block_n = block_n;
-    plan.k_blocks = k_blocks;
-    plan.cluster_along_n = few_tiles_cluster_along_n(m, n, block_n);
-    const long long tiles_m = (m + 127) / 128, tiles_n = (n + block_n - 1) / block_n;
-    const int cluster_m = plan.cluster_along_n ? 1 : 2, cluster_n = plan.cluster_along_n ? 2 : 1;
-    const long long rows = (tiles_m + cluster_m - 1) / cluster_m, columns = (tiles_n + cluster_n - 1) / cluster_n;
-    // Narrow tiles only where even they are fewer than the clusters (see the header), and their coordinates fit.
-    if (block_n == 128 && (rows * columns >= clusters || rows > 0xffff || columns > 0xffff)) break;
-    plan.cluster_tiles = static_cast<int>(rows * columns);
-    const double block_cycles = block_n == 256 ? 1024 : kNarrowBlockCycles;
-    plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, clusters, block_cycles);
-    if (plan.cluster_tiles >= clusters) {  // kernel 13's model: the tiles spread evenly, a boundary per round
-      const long long cta_tiles = tiles_m * tiles_n, sms = 2LL * clusters;
-      plan.cycles = static_cast<double>(cta_tiles) * k_blocks * block_cycles / static_cast<double>(sms) +
-                    static_cast<double>((cta_tiles + sms - 1) / sms) * kCooperativeBoundaryCycles;
-    } else {
-      plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
+  const bool few_wide_tiles = cluster_cta_tiles(m, n, 2, 1) / 2 < 2LL * clusters;
+  FewTilesPlan best;
+  double best_choice = 0;  // what the candidates are compared by
+  for (int index = 0; index < kFewTilesTilings; ++index) {
+    if (only_tiling >= 0 && index != only_tiling) continue;
+    const FewTilesTiling tiling = few_tiles_tiling(index);
+    const double block_cycles = tiling.block_cycles;
+    for (int along_n = 0; along_n < 2; ++along_n) {
+      if (along_n && !few_tiles_cluster_along_n(m, n, tiling.block_n, tiling.block_m)) continue;
+      FewTilesPlan plan;
+      plan.block_m = tiling.block_m;
+      plan.block_n = tiling.block_n;
+      plan.k_blocks = k_blocks;
+      plan.cluster_along_n = along_n;
+      const long long tiles_m = (m + tiling.block_m - 1) / tiling.block_m;
+      const long long tiles_n = (n + tiling.block_n - 1) / tiling.block_n;
+      const int cluster_m = along_n ? 1 : 2, cluster_n = along_n ? 2 : 1;
+      const long long rows = (tiles_m + cluster_m - 1) / cluster_m, columns = (tiles_n + cluster_n - 1) / cluster_n;
+      if (rows > 0xffff || columns > 0xffff) continue;  // the tile table's 16-bit coordinates (128 × 256: the rule's)
+      if (plan.narrow() && !few_wide_tiles && only_tiling < 0) continue;
+      plan.cluster_tiles = static_cast<int>(rows * columns);
+      plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, clusters, block_cycles);
+      double choice = 0;
+      if (plan.cluster_tiles >= clusters) {
+        const StreamKSchedule& schedule = plan.schedule;
+        const int rounds = (schedule.tiles + schedule.workers - 1) / schedule.workers;
+        choice = round_schedule_blocks(schedule, block_cycles) * block_cycles + rounds * kCooperativeBoundaryCycles;
+        // Kernel 13's 128 × 256 tiles keep kernel 13's model, the tiles spread evenly and a boundary per round (what
+        // kernel 16's choice against kernel 14 was measured with); the narrow ones their rounds.
+        const long long cta_tiles = tiles_m * tiles_n, sms = 2LL * clusters;
+        plan.cycles = plan.narrow() ? choice
+                                    : static_cast<double>(cta_tiles) * k_blocks * block_cycles / static_cast<double>(sms) +
+                                          static_cast<double>((cta_tiles + sms - 1) / sms) * kCooperativeBoundaryCycles;
+      } else {
+        plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
+        choice = plan.cycles;
+      }
+      const bool same_tiling = best.block_m == plan.block_m && best.block_n == plan.block_n;
+      if (best.cluster_tiles == 0 || choice < best_choice || (along_n && same_tiling && choice <= best_choice)) {
+        best = plan;
+        best_choice = choice;
+      }
     }
-    if (block_n == 256 || plan.cycles < best.cycles) best = plan;
   }
   return best;
 }

@@ -54,8 +54,8 @@ __host__ __device__ constexpr int pingpong_width(int index) { return index == 0 
 
 struct PingPongEstimate {
   double cooperative_cycles = 0;  // per SM: kernel 15's, by its plan (kernel 13's where the tiles are many)
-  bool few_tiles = false;         // fewer 128 × 256 cluster tiles than clusters
-  FewTilesPlan few_tiles_plan;    // kernel 15's plan: tile width, clusters, schedule
+  bool few_tiles = false;         // kernel 15 takes narrow tiles, or has fewer 128 × 256 cluster tiles than clusters
+  FewTilesPlan few_tiles_plan;    // kernel 15's plan: tile size, clusters, schedule
   double pingpong_cycles = 0;     // per SM, with the chosen width
   int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M) with the chosen width
   int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs with it
@@ -70,7 +70,7 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   const long long k_blocks = div_up(k, 64);
   estimate.few_tiles_plan = plan_few_tiles(m, n, k, clusters);
   const FewTilesPlan& plan = estimate.few_tiles_plan;
-  estimate.few_tiles = plan.block_n == 128 || plan.cluster_tiles < clusters;
+  estimate.few_tiles = plan.narrow() || plan.cluster_tiles < clusters;
   estimate.cooperative_cycles =
       plan.cycles + (estimate.few_tiles && !plan.schedule.splits() ? kFewTilesWholeCycles : 0);
   for (int index = 0; index < kPingPongWidthCount; ++index) {

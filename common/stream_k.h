@@ -107,13 +107,17 @@ struct StreamKSchedule {
   // owner can finish), and kPartialCostBlocks for each partial an owner adds, one after another. With T tiles on W
   // workers an owner adds about W / T partials. For narrower tiles (a k block of `block_cycles`), the first is the
   // same time, so more of their k blocks; a partial is smaller in the same proportion as a k block, so as many.
+  // And a split's k blocks run kSplitBlockSlowdown slower than whole tiles' (refitted with kernel 15's five tilings on
+  // 24 few-tile shapes, where shares along K of 28672 measured 10-30 % over the fixed costs: an inference, that workers
+  // at different places along K share fewer operand loads in the L2, so more come from DRAM).
   static constexpr int kSplitCostBlocks = 24;
   static constexpr int kPartialCostBlocks = 5;
+  static constexpr double kSplitBlockSlowdown = 1.1;
 
   // A worker's time in k blocks when `tiles` tiles of `k_blocks` k blocks of `block_cycles` are split over `workers`.
   __host__ __device__ static constexpr double split_blocks(int tiles, int k_blocks, int workers,
                                                            double block_cycles = 1024) {
-    return static_cast<double>(tiles) * k_blocks / workers + kSplitCostBlocks * 1024 / block_cycles +
+    return kSplitBlockSlowdown * tiles * k_blocks / workers + kSplitCostBlocks * 1024 / block_cycles +
            kPartialCostBlocks * static_cast<double>(workers) / tiles;
   }
 

@@ -26,6 +26,7 @@
 
 #include <climits>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "common/arch.h"
@@ -53,45 +54,46 @@ namespace gemm {
 namespace {
 
 // ---- tile parameters --------------------------------------------------------------------------------
-constexpr int kBlockM = 128;
 constexpr int kBlockK = 64;
-constexpr int kConsumers = 2;        // consumer warpgroups, 64 rows × the tile's width each
 constexpr int kWarpgroupThreads = 128;
-constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
 constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 16;
 constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
 constexpr int kConsumerRegisters = 232;  // up to 128 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
-static_assert(setmaxnreg_budget_fits(kProducerRegisters, kConsumers, kConsumerRegisters),
+static_assert(setmaxnreg_budget_fits(kProducerRegisters, 2, kConsumerRegisters),
               "setmaxnreg hands out only the registers the CTA was launched with (common/setmaxnreg.h)");
-static_assert(kConsumers * kWgmmaM == kBlockM);
-constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);
 constexpr int kRowBytes = kBlockK * sizeof(bf16);
 constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest box a 128B-swizzled TMA takes
-constexpr int kStoreRounds = 2;
 
-// What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's width kBlockN, 256 (kernel 13's)
-// or 128, and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B) or 1 × 2 (along N,
-// they share A).
-template <int kBlockN_, int kClusterM_, int kClusterN_>
+// What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
+// two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's) or 128,
+// and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B) or 1 × 2 (along N, they
+// share A).
+template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_>
 struct Tiling {
-  static constexpr int kBlockN = kBlockN_, kClusterM = kClusterM_, kClusterN = kClusterN_;
+  static constexpr int kBlockM = kBlockM_, kBlockN = kBlockN_, kClusterM = kClusterM_, kClusterN = kClusterN_;
+  static constexpr int kConsumers = kBlockM / kWgmmaM;  // consumer warpgroups, 64 rows × the tile's width each
+  static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
+  static constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);
   static constexpr int kClusterSize = kClusterM * kClusterN;
   // The CTAs whose loads write into a CTA's stages (its cluster row and column, itself included): each of their
   // consumer warps releases this CTA's stages.
   static constexpr int kStageReaders = kClusterM + kClusterN - 1;
   static constexpr int kSliceRowsA = kBlockM / kClusterN;  // rows of A this CTA loads for its cluster row
   static constexpr int kSliceRowsB = kBlockN / kClusterM;  // rows of B this CTA loads for its cluster column
-  static constexpr int kStages = kBlockN == 256 ? 4 : 6;   // 4 × 48 KB or 6 × 32 KB = 192 KB
   static constexpr int kTileBytesB = kBlockN * kBlockK * sizeof(bf16);
+  // As many stages as fit in 200 KB: 4 × 48 KB (128 × 256), 5 × 40 KB (128 × 192), 6 × 32 KB, 8 × 24 KB (64 × 128).
+  static constexpr int kStages = 200 * 1024 / (kTileBytesA + kTileBytesB);
   static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
   // The epilogue's staging: a consumer's 64 × kBlockN tile goes out in kStoreRounds rounds of kStoreBoxes boxes of
-  // 64 × 64.
+  // 64 × 64 (two rounds of two boxes or one; 192 columns in three of one).
+  static constexpr int kStoreRounds = kBlockN == 192 ? 3 : 2;
   static constexpr int kStoreBoxes = kBlockN / kBoxCols / kStoreRounds;
   static constexpr int kChunksPerRound = kBlockN / 8 / kStoreRounds;  // 8-column accumulator chunks per round
   static constexpr int kPackedPerRound = 2 * kChunksPerRound;         // a round's accumulators as bf16 pairs
   static constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile
-  static_assert(kBlockN == 256 || kBlockN == 128, "wgmma m64n256k16 or m64n128k16");
+  static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128, "wgmma m64n256k16, m64n192k16 or m64n128k16");
+  static_assert(kBlockM == 128 || kBlockM == 64, "two consumer warpgroups or one");
   static_assert(kBlockN % (kBoxCols * kStoreRounds) == 0);
   static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
   static_assert(kBlockM % (8 * kClusterN) == 0 && kBlockN % (8 * kClusterM) == 0,
@@ -111,17 +113,19 @@ struct Tiling {
 };
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(T::kThreads, 1)
     few_tiles_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, GemmProblem problem, const uint32_t* tile_order,
                       StreamKSchedule schedule, float* partials, uint32_t* partial_flags, uint32_t launch_epoch,
                       RoundBarrier round_barrier) {
 #if GEMM_SM90A_DEVICE_CODE
-  constexpr int kBlockN = T::kBlockN, kClusterM = T::kClusterM, kClusterN = T::kClusterN;
-  constexpr int kClusterSize = T::kClusterSize, kStageReaders = T::kStageReaders, kStages = T::kStages;
-  constexpr int kSliceRowsA = T::kSliceRowsA, kSliceRowsB = T::kSliceRowsB, kTileBytesB = T::kTileBytesB;
+  constexpr int kBlockM = T::kBlockM, kBlockN = T::kBlockN, kClusterM = T::kClusterM, kClusterN = T::kClusterN;
+  constexpr int kConsumers = T::kConsumers, kClusterSize = T::kClusterSize, kStageReaders = T::kStageReaders;
+  constexpr int kStages = T::kStages, kSliceRowsA = T::kSliceRowsA, kSliceRowsB = T::kSliceRowsB;
+  constexpr int kTileBytesA = T::kTileBytesA, kTileBytesB = T::kTileBytesB;
   constexpr int kStoreBoxes = T::kStoreBoxes, kChunksPerRound = T::kChunksPerRound;
   constexpr int kPackedPerRound = T::kPackedPerRound, kPartialFloats = T::kPartialFloats;
+  constexpr int kStoreRounds = T::kStoreRounds;
   auto& smem = shared_storage<typename T::SharedStorage>();
   const int worker = cluster_index();  // the schedule's workers are clusters
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
@@ -144,7 +148,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (warpgroup == 0) {
     // ---- producer: one thread issues this CTA's slices of every load of every tile ----
-    setmaxnreg_dec<kProducerRegisters>();
+    if constexpr (kConsumers == 2) setmaxnreg_dec<kProducerRegisters>();  // one consumer has registers to spare
     if (threadIdx.x == 0) {
       PipelineState<kStages> write;
       for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
@@ -177,7 +181,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   } else {
     // ---- consumers: warpgroup c owns rows 64(c - 1) .. 64(c - 1) + 63 of each tile ----
-    setmaxnreg_inc<kConsumerRegisters>();
+    if constexpr (kConsumers == 2) setmaxnreg_inc<kConsumerRegisters>();
     const int consumer = warpgroup - 1;
     const bool warp_leader = threadIdx.x % 32 == 0;
     const bool store_leader = threadIdx.x % kWarpgroupThreads == 0;  // issues, commits and waits for the stores
@@ -219,10 +223,13 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
           const uint64_t descriptor_a = wgmma_descriptor_k_major_128b(a_base + k_offset);
           const uint64_t descriptor_b = wgmma_descriptor_k_major_128b(b_base + k_offset);
+          const bool accumulate = iteration > 0 || k_step > 0;
           if constexpr (kBlockN == 256)
-            wgmma_m64n256k16(acc, descriptor_a, descriptor_b, iteration > 0 || k_step > 0);
+            wgmma_m64n256k16(acc, descriptor_a, descriptor_b, accumulate);
+          else if constexpr (kBlockN == 192)
+            wgmma_m64n192k16(acc, descriptor_a, descriptor_b, accumulate);
           else
-            wgmma_m64n128k16(acc, descriptor_a, descriptor_b, iteration > 0 || k_step > 0);
+            wgmma_m64n128k16(acc, descriptor_a, descriptor_b, accumulate);
         }
         wgmma_commit_group();
         read.advance();
@@ -278,16 +285,18 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 // ---- launcher ----------------------------------------------------------------------------------------
-// The launch for one tiling; prepare_few_tiles picks it.
+// The launch of the plan's tiling T, on the plan's schedule; prepare_few_tiles picks it.
 template <typename T>
-GemmLaunch prepare_tiling(const GemmProblem& problem) {
-  constexpr int kBlockN = T::kBlockN, kClusterM = T::kClusterM, kClusterN = T::kClusterN;
+GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& schedule) {
+  constexpr int kBlockM = T::kBlockM, kBlockN = T::kBlockN, kClusterM = T::kClusterM, kClusterN = T::kClusterN;
   constexpr int kClusterSize = T::kClusterSize, kSliceRowsA = T::kSliceRowsA, kSliceRowsB = T::kSliceRowsB;
-  constexpr int kSharedBytes = T::kSharedBytes, kPartialFloats = T::kPartialFloats;
+  constexpr int kSharedBytes = T::kSharedBytes, kPartialFloats = T::kPartialFloats, kThreads = T::kThreads;
+  constexpr int kConsumers = T::kConsumers;
   const auto kernel = few_tiles_kernel<T>;
-  const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-  const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-  const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, kWgmmaM, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  constexpr auto kSwizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, kSwizzle);
+  const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, kSwizzle);
+  const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, kWgmmaM, kBoxCols, kSwizzle);
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   // The Hilbert order of the cluster tiles, as a table in device memory that the launch keeps alive.
   const int cluster_tiles_m = ceil_div(ceil_div(problem.m, kBlockM), kClusterM);
@@ -296,15 +305,14 @@ GemmLaunch prepare_tiling(const GemmProblem& problem) {
     throw UsageError("the tile table packs rows and columns in 16 bits each: at most 65535 cluster tiles a side");
   const std::vector<TileCoord> hilbert = hilbert_tile_order(cluster_tiles_m, cluster_tiles_n);
   const int cluster_tiles = static_cast<int>(hilbert.size());
-  // The schedule over every resident cluster: with fewer tiles than clusters, all of it split along K over as many
-  // clusters as the split's cost model says finish first, or whole tiles where no split pays; else kernel 13's (the
-  // last round split, or only the clusters its rounds need).
+  // The plan's schedule is over every resident cluster: with fewer tiles than clusters, all of it split along K over as
+  // many clusters as the split's cost model says finish first, or whole tiles where no split pays; else kernel 13's
+  // (the last round split, or only the clusters its rounds need).
   // When it splits, the workspace for the partial sums (per schedule slot, a part per consumer warpgroup of each CTA)
   // and the parts' flags. A flag is raised to the launch's epoch, a number that grows with every launch (never 0, the
   // flags' first value), so the flags need no clearing between launches. The grid is sized from the schedule.
-  const int resident_clusters = persistent_cluster_count(kernel, kThreads, kSharedBytes, kClusterSize, INT_MAX);
-  const StreamKSchedule schedule = StreamKSchedule::make_few_tiles(cluster_tiles, ceil_div(problem.k, kBlockK),
-                                                                   resident_clusters, kBlockN == 256 ? 1024 : kNarrowBlockCycles);
+  if (schedule.tiles != cluster_tiles || schedule.k_blocks != ceil_div(problem.k, kBlockK))
+    throw std::logic_error("kernel 15's plan and its tiling disagree on the tiles");
   const int clusters = schedule.workers;
   const int grid = clusters * kClusterSize;
   // Each full round's tiles handed out GPC by GPC (common/gpc_rounds.h; worker w takes position r × workers + w of
@@ -343,28 +351,43 @@ GemmLaunch prepare_tiling(const GemmProblem& problem) {
   return {enqueue, reinterpret_cast<const void*>(kernel)};
 }
 
+// A tile size in the plan's cluster orientation.
+template <int kBlockM, int kBlockN>
+GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan) {
+  return plan.cluster_along_n ? prepare_tiling<Tiling<kBlockM, kBlockN, 1, 2>>(problem, plan.schedule)
+                              : prepare_tiling<Tiling<kBlockM, kBlockN, 2, 1>>(problem, plan.schedule);
+}
+
 }  // namespace
 
-// The plan (common/few_tiles.h) needs the resident clusters, which do not depend on the tiling: every one has the same
-// threads and shared memory (192 KB and its barriers) and clusters of two.
+// The plan (common/few_tiles.h) needs the resident clusters, which do not depend on the tiling: every one keeps one
+// CTA an SM (192 KB of stages) in clusters of two.
 GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
-  using Kernel13Tiling = Tiling<256, 2, 1>;
+  using Kernel13Tiling = Tiling<128, 256, 2, 1>;
   CUDA_CHECK(cudaFuncSetAttribute(few_tiles_kernel<Kernel13Tiling>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   Kernel13Tiling::kSharedBytes));
-  const int clusters = persistent_cluster_count(few_tiles_kernel<Kernel13Tiling>, kThreads,
+  const int clusters = persistent_cluster_count(few_tiles_kernel<Kernel13Tiling>, Kernel13Tiling::kThreads,
                                                 Kernel13Tiling::kSharedBytes, 2, INT_MAX);
   const FewTilesPlan plan = plan_few_tiles(problem.m, problem.n, problem.k, clusters);
-  if (plan.block_n == 128)
-    return plan.cluster_along_n ? prepare_tiling<Tiling<128, 1, 2>>(problem) : prepare_tiling<Tiling<128, 2, 1>>(problem);
-  return plan.cluster_along_n ? prepare_tiling<Tiling<256, 1, 2>>(problem) : prepare_tiling<Tiling<256, 2, 1>>(problem);
+  if (plan.block_m == 64)
+    return plan.block_n == 192 ? prepare_oriented<64, 192>(problem, plan) : prepare_oriented<64, 128>(problem, plan);
+  if (plan.block_n == 192) return prepare_oriented<128, 192>(problem, plan);
+  if (plan.block_n == 128) return prepare_oriented<128, 128>(problem, plan);
+  return prepare_oriented<128, 256>(problem, plan);
 }
 
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
-// Each tile width and cluster shape: a 1 × 2 cluster multicasts A, a 2 × 1 cluster B; all add partial sums through
-// the L2.
-// sass: sm_90a TilingILi256ELi2ELi1E UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
-// sass: sm_90a TilingILi256ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// Each tiling and cluster shape: a 1 × 2 cluster multicasts A, a 2 × 1 cluster B; all add partial sums through the L2.
+// Only two consumer warpgroups move registers with setmaxnreg.
+// sass: sm_90a TilingILi128ELi256ELi2ELi1E UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi256ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi128ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi128ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi192ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi192ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi128ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi128ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU

@@ -34,5 +34,5 @@ GemmLaunch prepare_dispatch(const GemmProblem& problem) {
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
 // The kernels this chapter launches, defined in chapters 15 and 14.
-// sass: sm_90a TilingILi256ELi2ELi1E HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi256ELi2ELi1E HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
 // sass: sm_90a pingpong_kernelILi184E HGMMA\.64x184x16\.F32\.BF16 BAR\.ARV

@@ -56,7 +56,7 @@ std::string explain_shape(const Shape& shape, int clusters) {
   } else {
     const FewTilesPlan& plan = estimate.few_tiles_plan;
     const StreamKSchedule& schedule = plan.schedule;
-    line << "15 few_tiles  128x" << plan.block_n << " tiles, " << (plan.cluster_along_n ? "1x2" : "2x1")
+    line << "15 few_tiles  " << plan.block_m << "x" << plan.block_n << " tiles, " << (plan.cluster_along_n ? "1x2" : "2x1")
          << " clusters: " << plan.cluster_tiles << " cluster tiles";
     if (plan.cluster_tiles < clusters) {
       if (schedule.splits())
@@ -75,7 +75,7 @@ std::string explain_shape(const Shape& shape, int clusters) {
        << thousands(estimate.pingpong_cycles) << "; ";
   const std::string ahead = percent(kPingPongMargin - 1) + " ahead)";
   if (estimate.few_tiles)
-    line << "fewer tiles than clusters: 14 if " << ahead;
+    line << "few tiles: 14 if " << ahead;
   else
     line << "14 if " << kPingPongMinRounds << "+ rounds and " << ahead;
   return line.str();

@@ -82,56 +82,86 @@ TEST(PingPongChoice, FewerClustersMeanMoreRounds) {
   EXPECT_EQ(estimate_pingpong(1, 8, 8, 66).pingpong_rounds, 1);
 }
 
-// Few tiles: fewer cluster tiles than clusters. Figures worked by hand from the constants: kernel 15 whole is
-// (k blocks + 14) · 1024 + 3300 cycles, split (T · k / W + 16 + 5 W / T) · 1024 + 3300; kernel 14 its rounds
-// plus 20 · 1024.
-// Few tiles: fewer 128 × 256 cluster tiles than clusters. Figures worked by hand from the constants: kernel 15's
-// plan (common/few_tiles.h) takes 128 × 128 tiles (k blocks of 512 · 1.09 = 558.08 cycles) where they too are fewer
-// than the clusters and the model puts them ahead; whole tiles cost k blocks · block cycles + 3300, plus 14 · 1024
-// against kernel 14, which pays its rounds plus 20 · 1024.
+// Few tiles: fewer than two rounds of 128 × 256 cluster tiles. Figures worked by hand from the constants of
+// common/few_tiles.h: kernel 15's plan costs every tiling (k blocks of 1024 cycles for 128 × 256, 768 · 1.04 = 798.72
+// for 128 × 192, 512 · 1.19 = 609.28 for 128 × 128, 384 · 1.56 = 599.04 for 64 × 192, 256 · 1.87 = 478.72 for
+// 64 × 128); with fewer tiles than clusters, whole tiles cost k blocks · block cycles + 3300 (plus 14 · 1024 against
+// kernel 14, which pays its rounds plus 20 · 1024); with more, a worker's rounds of k blocks and 3300 a round.
 TEST(PingPongChoice, FewTileFigures) {
-  // 1024³: 32 cluster tiles of 128 × 128 (4 cluster rows × 8), 16 k blocks, whole (a split's fixed 44 blocks of
-  // 558.08 cycles cannot pay): 16 · 558.08 + 3300 = 12229.28, against 16 tiles of 128 × 256 at 16 · 1024 + 3300.
-  // Kernel 14: 4 × 6 = 24 cluster tiles of 176, one round: 16 · 704 · 1.01 + 20480 = 31856.64. Kernel 15.
+  // 1024³, 16 k blocks: 64 × 128 tiles, 16 tile rows in 2 × 1 clusters × 8 columns = 64 cluster tiles, whole (a split's
+  // fixed 24 · 1024 / 478.72 = 51 blocks cannot pay): 16 · 478.72 + 3300 = 10959.52, against 64 × 192 (48 cluster
+  // tiles) 16 · 599.04 + 3300 = 12884.64 and 128 × 128 (32) 16 · 609.28 + 3300 = 13048.48. Kernel 14: 4 × 6 = 24
+  // cluster tiles of 176, one round: 16 · 704 · 1.01 + 20480 = 31856.64. Kernel 15.
   const PingPongEstimate cube = estimate_pingpong(1024, 1024, 1024, kClusters);
   EXPECT_TRUE(cube.few_tiles);
+  EXPECT_EQ(cube.few_tiles_plan.block_m, 64);
   EXPECT_EQ(cube.few_tiles_plan.block_n, 128);
-  EXPECT_EQ(cube.few_tiles_plan.cluster_tiles, 32);
+  EXPECT_EQ(cube.few_tiles_plan.cluster_tiles, 64);
   EXPECT_FALSE(cube.few_tiles_plan.schedule.splits());
-  EXPECT_NEAR(cube.few_tiles_plan.cycles, 16 * 558.08 + 3300, 1e-6);
-  EXPECT_NEAR(cube.cooperative_cycles, 16 * 558.08 + 3300 + 14 * 1024, 1e-6);
+  EXPECT_NEAR(cube.few_tiles_plan.cycles, 16 * 478.72 + 3300, 1e-6);
+  EXPECT_NEAR(cube.cooperative_cycles, 16 * 478.72 + 3300 + 14 * 1024, 1e-6);
   EXPECT_NEAR(cube.pingpong_cycles, 16 * 704 * 1.01 + 20480, 1e-6);
   EXPECT_FALSE(cube.pingpong);
-  // 512 × 4096 × 14336: 64 cluster tiles of 128 × 128, 224 k blocks, whole: 224 · 558.08 + 3300 = 128309.92,
-  // against 32 tiles of 128 × 256 split over 66 clusters, (7168 / 66 + 24 + 330 / 32) · 1024 + 3300 = 149.6 k.
-  // Kernel 15.
+  // 512 × 4096 × 14336, 224 k blocks: 64 cluster tiles of 128 × 128, whole: 224 · 609.28 + 3300 = 139778.72, against
+  // 32 tiles of 128 × 256 split over 66 clusters, (1.1 · 7168 / 66 + 24 + 330 / 32) · 1024 + 3300 = 160.8 k, and 44
+  // of 128 × 192 split over 66, (1.1 · 9856 / 66 + 30.77 + 7.5) · 798.72 + 3300 = 165.1 k. Kernel 15.
   const PingPongEstimate down = estimate_pingpong(512, 4096, 14336, kClusters);
+  EXPECT_EQ(down.few_tiles_plan.block_m, 128);
   EXPECT_EQ(down.few_tiles_plan.block_n, 128);
   EXPECT_EQ(down.few_tiles_plan.cluster_tiles, 64);
-  EXPECT_NEAR(down.few_tiles_plan.cycles, 224 * 558.08 + 3300, 1e-6);
+  EXPECT_NEAR(down.few_tiles_plan.cycles, 224 * 609.28 + 3300, 1e-6);
   EXPECT_FALSE(down.pingpong);
+  // 256 × 4096 × 4096, 64 k blocks: 2 × 32 = 64 cluster tiles of 64 × 128, whole: 64 · 478.72 + 3300 = 33938.08,
+  // against 32 of 128 × 128 whole (42293.92) and 44 of 64 × 192 whole (41638.56).
+  const PingPongEstimate tokens256 = estimate_pingpong(256, 4096, 4096, kClusters);
+  EXPECT_EQ(tokens256.few_tiles_plan.block_m, 64);
+  EXPECT_NEAR(tokens256.few_tiles_plan.cycles, 64 * 478.72 + 3300, 1e-6);
+  // 512 × 6144 × 4096: 2 × 32 = 64 cluster tiles of 128 × 192 (6144 = 32 · 192), whole: 64 · 798.72 + 3300 =
+  // 54418.08, against 48 of 128 × 256 whole, 64 · 1024 + 3300 = 68836.
+  const PingPongEstimate wide = estimate_pingpong(512, 6144, 4096, kClusters);
+  EXPECT_EQ(wide.few_tiles_plan.block_m, 128);
+  EXPECT_EQ(wide.few_tiles_plan.block_n, 192);
+  EXPECT_EQ(wide.few_tiles_plan.cluster_tiles, 64);
+  EXPECT_NEAR(wide.few_tiles_plan.cycles, 64 * 798.72 + 3300, 1e-6);
+  // 1024 × 6144 × 4096: 96 cluster tiles of 128 × 256 (1.45 rounds) split their last 30 over 66 clusters:
+  // (64 + 1920 / 66 + 24) · 1024 + 2 · 3300 = 126.5 k; 4 × 32 = 128 of 128 × 192 take two whole rounds on 64
+  // clusters: 128 · 798.72 + 2 · 3300 = 108836.16. Kernel 14: 4 × 35 = 140 cluster tiles of 176 in 3 rounds,
+  // 3 · 64 · 704 · 1.01 + 20480 = 156999.68. Kernel 15 with 128 × 192 tiles.
+  const PingPongEstimate rounds2 = estimate_pingpong(1024, 6144, 4096, kClusters);
+  EXPECT_EQ(rounds2.few_tiles_plan.block_n, 192);
+  EXPECT_EQ(rounds2.few_tiles_plan.cluster_tiles, 128);
+  EXPECT_EQ(rounds2.few_tiles_plan.schedule.workers, 64);
+  EXPECT_FALSE(rounds2.few_tiles_plan.schedule.splits());
+  EXPECT_NEAR(rounds2.few_tiles_plan.cycles, 128 * 798.72 + 2 * 3300, 1e-6);
+  EXPECT_NEAR(rounds2.pingpong_cycles, 3 * 64 * 704 * 1.01 + 20480, 1e-6);
+  EXPECT_FALSE(rounds2.pingpong);
   // 128 × 4096 × 14336: 128 × 128 tiles in 1 × 2 clusters, 16 cluster tiles of 224 k blocks, split over all 66
-  // clusters (3584 / W + 44.04 + 5 W / 16 falls all the way to 66). Kernel 15.
+  // clusters (1.1 · 3584 / W + 24 · 1024 / 609.28 + 5 W / 16 falls all the way to 66: 120.7 blocks, 73.5 k cycles),
+  // ahead of 64 × 128 tiles split (32 cluster tiles, 181.1 blocks of 478.72: 86.7 k) and 128 × 192 ones (11 cluster
+  // tiles, 101.8 blocks of 798.72: 81.3 k). Kernel 15.
   const PingPongEstimate thin = estimate_pingpong(128, 4096, 14336, kClusters);
   EXPECT_EQ(thin.few_tiles_plan.block_n, 128);
   EXPECT_TRUE(thin.few_tiles_plan.cluster_along_n);
   EXPECT_EQ(thin.few_tiles_plan.cluster_tiles, 16);
   EXPECT_EQ(thin.few_tiles_plan.schedule.workers, 66);
   EXPECT_EQ(thin.few_tiles_plan.schedule.whole_tiles, 0);
+  EXPECT_NEAR(thin.few_tiles_plan.cycles, (1.1 * 3584 / 66 + 24 * 1024 / 609.28 + 5.0 * 66 / 16) * 609.28 + 3300, 1e-6);
   EXPECT_FALSE(thin.pingpong);
-  // 2048³: 64 cluster tiles of 128 × 256 whole (32 · 1024 + 3300 = 36068); 128 × 128 tiles would be 128, as many as
-  // the clusters or more, so not considered. Kernel 15.
+  // 2048³: 64 cluster tiles of 128 × 256 whole (32 · 1024 + 3300 = 36068), against two rounds of 128 cluster tiles of
+  // 128 × 128 on 64 clusters, 64 · 609.28 + 2 · 3300 = 45593.92, or of 88 of 128 × 192 on 44, 64 · 798.72 + 6600.
+  // Kernel 15.
   const PingPongEstimate square = estimate_pingpong(2048, 2048, 2048, kClusters);
   EXPECT_EQ(square.few_tiles_plan.block_n, 256);
   EXPECT_NEAR(square.few_tiles_plan.cycles, 32 * 1024 + 3300, 1e-6);
   EXPECT_FALSE(square.pingpong);
-  // 200 × 11008 × 4096 (43 columns of 256, 86 of 128: the narrow tiles would be 86 ≥ 66): 43 cluster tiles of
-  // 128 × 256 whole, 64 · 1024 + 3300 + 14336 = 83172, against one round of 60 cluster tiles of 176 plus 20480:
-  // 45507 + 20480 = 65987. Kernel 14.
+  // 200 × 11008 × 4096: 58 cluster tiles of 128 × 192 whole (11008 / 192 = 57.3), 64 · 798.72 + 3300 + 14336 =
+  // 68754.08, against one round of 60 cluster tiles of 176 plus 20480: 45507 + 20480 = 65987, times 1.02 = 67306.7.
+  // Kernel 14.
   EXPECT_TRUE(estimate_pingpong(200, 11008, 4096, kClusters).pingpong);
-  // 256 × 10240 × 8192: 40 cluster tiles of 128 × 256 split over 66, (5120 / 66 + 24 + 330 / 40) · 1024 + 3300 =
-  // 115.8 k (128 × 128 tiles would be 80, not fewer than the clusters), against one round of 59 cluster tiles of 176
-  // plus 20480: 111.5 k. Kernel 14.
+  // 256 × 10240 × 8192: kernel 15's plan is 54 cluster tiles of 128 × 192 whole, 128 · 798.72 + 3300 = 105.5 k (ahead
+  // of 40 of 128 × 256 split over 66, (1.1 · 5120 / 66 + 24 + 330 / 40) · 1024 + 3300 = 123.7 k); against kernel 14
+  // whole tiles pay 14336 more, 119.9 k, and kernel 14's one round of 59 cluster tiles of 176 plus 20480 is 111.5 k.
+  // Kernel 14.
   EXPECT_TRUE(estimate_pingpong(256, 10240, 8192, kClusters).pingpong);
 }
 

@@ -342,18 +342,18 @@ TEST(FewTiles, EveryIterationOnceBalancedSharesAndFixUpOrder) {
       }
 }
 
-// The cost model's figures, worked by hand: split_blocks(T, k, W) = T · k / W + 24 + 5 · W / T for 1024-cycle k
-// blocks; for 512-cycle ones the fixed part is 48 blocks.
+// The cost model's figures, worked by hand: split_blocks(T, k, W) = 1.1 · T · k / W + 24 + 5 · W / T for 1024-cycle
+// k blocks; for 512-cycle ones the fixed part is 48 blocks.
 TEST(FewTiles, SplitCostModel) {
-  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(32, 224, 66), 32.0 * 224 / 66 + 24 + 5.0 * 66 / 32);
-  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(8, 64, 32), 16 + 24 + 20);
-  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(8, 64, 32, 512), 16 + 48 + 20);
+  EXPECT_DOUBLE_EQ(StreamKSchedule::split_blocks(32, 224, 66), 1.1 * 32 * 224 / 66 + 24 + 5.0 * 66 / 32);
+  EXPECT_NEAR(StreamKSchedule::split_blocks(8, 64, 32), 17.6 + 24 + 20, 1e-12);
+  EXPECT_NEAR(StreamKSchedule::split_blocks(8, 64, 32, 512), 17.6 + 48 + 20, 1e-12);
 }
 
 // Pinned on shapes of the model presets, on 66 clusters.
 TEST(FewTiles, PolicyOnFewTileShapes) {
-  // 512 × 4096 × 14336 in 2 × 1 clusters: 2 × 16 = 32 cluster tiles of 224 k blocks. 32 · 224 / W + 24 + 5 W / 32
-  // falls all the way to W = 66 (7168 / 66 + 24 + 10.3 = 143 k blocks against 224 whole): 108 or 109 k blocks
+  // 512 × 4096 × 14336 in 2 × 1 clusters: 2 × 16 = 32 cluster tiles of 224 k blocks. 1.1 · 32 · 224 / W + 24 +
+  // 5 W / 32 falls all the way to W = 66 (119.5 + 24 + 10.3 = 154 k blocks against 224 whole): 108 or 109 k blocks
   // each. Tile 0: worker 0 has k 0..107, worker 1 108..216 (⌊2 · 7168 / 66⌋ = 217), worker 2 217..223; the owner
   // adds worker 1's partial, then worker 2's.
   const StreamKSchedule mlp = StreamKSchedule::make_few_tiles(32, 224, 66);
@@ -367,10 +367,12 @@ TEST(FewTiles, PolicyOnFewTileShapes) {
   EXPECT_EQ(mlp.first(2).k_end, 224);
   EXPECT_EQ(mlp.next(2, mlp.first(2)).tile, 1);  // worker 2 then owns tile 1's head, 0..100 (325 - 224 = 101)
   EXPECT_EQ(mlp.next(2, mlp.first(2)).k_end, 101);
-  // 128 × 4096 × 4096 in 1 × 2 clusters: 8 cluster tiles of 64 k blocks. 512 / W + 24 + 5 W / 8 is least at
-  // W = √(512 · 8 / 5) = 28.6: 28 gives 18.29 + 24 + 17.5 = 59.79, 29 gives 17.66 + 24 + 18.13 = 59.78.
-  EXPECT_EQ(StreamKSchedule::make_few_tiles(8, 64, 66).workers, 29);
-  // 2048³: 64 cluster tiles of 32 k blocks on 66 clusters: a split (31 + 24 + 5.2 at best) loses to whole tiles (32).
+  // 8 cluster tiles of 64 k blocks (128 × 256 tiles at 128 × 4096 × 4096, 1 × 2 clusters). 563.2 / W + 24 + 5 W / 8
+  // is least at W = √(563.2 · 8 / 5) = 30.02: 29 gives 19.42 + 24 + 18.13 = 61.55, 30 gives 18.77 + 24 + 18.75 =
+  // 61.52, 31 gives 18.17 + 24 + 19.38 = 61.54.
+  EXPECT_EQ(StreamKSchedule::make_few_tiles(8, 64, 66).workers, 30);
+  // 2048³: 64 cluster tiles of 32 k blocks on 66 clusters: a split (34.1 + 24 + 5.2 at best) loses to whole tiles
+  // (32).
   EXPECT_FALSE(StreamKSchedule::make_few_tiles(64, 32, 66).splits());
   EXPECT_EQ(StreamKSchedule::make_few_tiles(64, 32, 66).workers, 64);
   // 1024³: 16 tiles of 16 k blocks: whole (a split costs 24 k blocks before any gain).
@@ -397,6 +399,52 @@ TEST(FewTiles, ClusterAlongNOnlyWhereItComputesFewerTiles) {
   // coordinate would not fit the tile table's 16 bits: 2 × 1, though it computes two tiles more.
   EXPECT_TRUE(few_tiles_cluster_along_n(65535 * 128, 512));
   EXPECT_FALSE(few_tiles_cluster_along_n(65537 * 128, 512));
+}
+
+// Which cluster orientation kernel 15 takes where the tiles are many: by the rounds its schedule makes, not by the CTA
+// tiles it computes alone. 640 × 13824 × 5120 (80 k blocks, 5 tile rows, 54 columns of 256): 1 × 2 clusters compute
+// 5 × 54 = 270 CTA tiles, 135 cluster tiles, 2 rounds on 66 clusters and 3 left over, too few k blocks (240) to split
+// over 66 workers (the policy wants 4 each): a third whole round, 240 k blocks a worker. 2 × 1 clusters compute 6 × 54
+// (a row outside C): 162 cluster tiles, 2 rounds and 30 split over all 66, 160 + 2400 / 66 + 24 = 220.4 k blocks.
+TEST(FewTiles, ClusterOrientationByTheScheduleWhereTilesAreMany) {
+  const StreamKSchedule along_n = StreamKSchedule::make_few_tiles(135, 80, 66);
+  EXPECT_FALSE(along_n.splits());
+  EXPECT_DOUBLE_EQ(round_schedule_blocks(along_n, 1024), 240);
+  const StreamKSchedule along_m = StreamKSchedule::make_few_tiles(162, 80, 66);
+  EXPECT_TRUE(along_m.splits());
+  EXPECT_DOUBLE_EQ(round_schedule_blocks(along_m, 1024), 160 + 2400.0 / 66 + 24);
+  const FewTilesPlan plan = plan_few_tiles(640, 13824, 5120, 66);
+  EXPECT_EQ(plan.block_n, 256);
+  EXPECT_FALSE(plan.cluster_along_n);
+  EXPECT_EQ(plan.cluster_tiles, 162);
+  // 128 tokens through a wide layer: 2 × 1 clusters would compute a row of zeros below C in every cluster (112
+  // cluster tiles, two rounds, the second split), 1 × 2 clusters 56 tiles in one whole round.
+  const FewTilesPlan tokens = plan_few_tiles(128, 28672, 4096, 66);
+  EXPECT_TRUE(tokens.cluster_along_n);
+  EXPECT_EQ(tokens.cluster_tiles, 56);
+}
+
+// Narrower tiles only where kernel 13's 128 × 256 tiles (2 × 1 clusters) make fewer than two rounds; where they make
+// more, kernel 15 is kernel 13. And every plan's tiles cover C: its cluster tiles are its tiling's, counted here.
+TEST(FewTiles, NarrowTilesOnlyBelowTwoRoundsOfWideOnes) {
+  int narrow = 0;
+  for (int m : {64, 128, 200, 256, 384, 512, 640, 1024, 2048, 4096, 8192})
+    for (int n : {1024, 2816, 4096, 6144, 8192, 11008, 14336, 28672, 57344})
+      for (int k : {1024, 4096, 14336}) {
+        const FewTilesPlan plan = plan_few_tiles(m, n, k, 66);
+        SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
+        const long long wide_cluster_tiles = cluster_cta_tiles(m, n, 2, 1) / 2;
+        if (plan.narrow()) {
+          ++narrow;
+          EXPECT_LT(wide_cluster_tiles, 2 * 66);
+        }
+        const int cluster_m = plan.cluster_along_n ? 1 : 2;
+        EXPECT_EQ(plan.cluster_tiles * 2LL,
+                  cluster_cta_tiles(m, n, cluster_m, 3 - cluster_m, plan.block_n, plan.block_m));
+        EXPECT_EQ(plan.schedule.tiles, plan.cluster_tiles);
+        EXPECT_EQ(plan.k_blocks, (k + 63) / 64);
+      }
+  EXPECT_GT(narrow, 20) << "the sweep must reach the narrow tilings";
 }
 
 }  // namespace
