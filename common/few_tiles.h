@@ -126,9 +126,9 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         // Kernel 13's 128 × 256 tiles keep kernel 13's model, the tiles spread evenly and a boundary per round (what
         // kernel 16's choice against kernel 14 was measured with); the narrow ones their rounds.
         const long long cta_tiles = tiles_m * tiles_n, sms = 2LL * clusters;
-        plan.cycles = plan.narrow() ? choice
-                                    : static_cast<double>(cta_tiles) * k_blocks * block_cycles / static_cast<double>(sms) +
-                                          static_cast<double>((cta_tiles + sms - 1) / sms) * kCooperativeBoundaryCycles;
+        const double spread = static_cast<double>(cta_tiles) * k_blocks * block_cycles / static_cast<double>(sms) +
+                              static_cast<double>((cta_tiles + sms - 1) / sms) * kCooperativeBoundaryCycles;
+        plan.cycles = plan.narrow() ? choice : spread;
       } else {
         plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
         choice = plan.cycles;

@@ -56,8 +56,8 @@ std::string explain_shape(const Shape& shape, int clusters) {
   } else {
     const FewTilesPlan& plan = estimate.few_tiles_plan;
     const StreamKSchedule& schedule = plan.schedule;
-    line << "15 few_tiles  " << plan.block_m << "x" << plan.block_n << " tiles, " << (plan.cluster_along_n ? "1x2" : "2x1")
-         << " clusters: " << plan.cluster_tiles << " cluster tiles";
+    line << "15 few_tiles  " << plan.block_m << "x" << plan.block_n << " tiles, "
+         << (plan.cluster_along_n ? "1x2" : "2x1") << " clusters: " << plan.cluster_tiles << " cluster tiles";
     if (plan.cluster_tiles < clusters) {
       if (schedule.splits())
         line << " of " << plan.k_blocks << " k blocks split along K over " << schedule.workers << " clusters";
