@@ -1,16 +1,19 @@
-// Few tiles (host and device): how kernel 15 covers a shape whose 128 × 256 tiles are fewer than the GPU's clusters,
-// and what its model says that costs. Introduced by kernel 15; kernel 16's cost model and `gemm explain` ask it too.
+// Few tiles (host and device): how kernel 15 covers a shape whose 128 × 256 tiles make fewer than two rounds of the
+// GPU's clusters, and what its model says that costs. Introduced by kernel 15; kernel 16's cost model and
+// `gemm explain` ask it too.
 //
 // Three choices, each host-tested:
-// - Tile width. Kernel 13's 128 × 256 tiles, or, where those are fewer than the clusters, 128 × 128 tiles if the
-//   model puts them ahead: twice the tiles, each half as long (a 128 × 128 × 64 k block is 512 cycles at the tensor
-//   rate).
-// - Cluster orientation. A 2 × 1 cluster (two CTAs along M, sharing B) covers 256 rows of C, a 1 × 2 cluster (along
-//   N, sharing A) two tile widths; where M or N is not a multiple of that, the last cluster row or column has a CTA
-//   tile wholly outside C, which multiplies the zeros TMA fills in and stores nothing. With 128 tokens (M = 128) a
-//   2 × 1 cluster wastes half of every cluster. The rule counts the CTA tiles each computes and takes 1 × 2 only when
-//   it computes strictly fewer, so every shape kernel 13 runs without waste keeps kernel 13's clusters.
-// - Schedule: StreamKSchedule::make_few_tiles (common/stream_k.h) over every resident cluster.
+// - Tiling. Kernel 13's 128 × 256 tiles, or 128 × 192, 128 × 128, 64 × 192, 64 × 128 ones (few_tiles_tiling): more
+//   tiles, each shorter. Each tiling's k block costs its multiply-adds at the tensor rate times a factor measured on an
+//   H200, more for narrow tiles and most for 64-row ones (one consumer warpgroup).
+// - Cluster orientation. A 2 × 1 cluster (two CTAs along M, sharing B) covers two tile heights of C, a 1 × 2 cluster
+//   (along N, sharing A) two tile widths; where M or N is not a multiple of that, the last cluster row or column has a
+//   CTA tile wholly outside C, which multiplies the zeros TMA fills in and stores nothing. With 128 tokens (M = 128)
+//   and 128-row tiles a 2 × 1 cluster wastes half of every cluster. 1 × 2 clusters are costed where they compute
+//   strictly fewer CTA tiles, and taken where their schedule is no slower (by its rounds: fewer tiles to compute need
+//   not mean fewer rounds).
+// - Schedule: StreamKSchedule::make_few_tiles (common/stream_k.h) over every resident cluster: with fewer tiles than
+//   clusters whole tiles or the whole problem split along K, with more kernel 13's rounds.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too

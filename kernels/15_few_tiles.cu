@@ -2,12 +2,13 @@
 //
 // Kernel 13 launches one cluster per tile at most: when a shape has fewer cluster tiles than the GPU has clusters
 // (a few hundred tokens through a model's layer: 512 × 4096 × 14336 is 64 tiles of 128 × 256, 32 cluster tiles, on 66
-// clusters), the clusters without a tile are not launched and half the GPU idles. A plan per shape
-// (common/few_tiles.h, plan_few_tiles, host-tested) keeps every SM busy:
+// clusters), the clusters without a tile are not launched and half the GPU idles; with a round and a half, the last
+// half-round is split. A plan per shape (common/few_tiles.h, plan_few_tiles, host-tested) keeps every SM busy where
+// 128 × 256 tiles make fewer than two rounds:
 //
-// 1. Narrower tiles: where even 128 × 128 tiles are fewer than the clusters, and the plan's model puts them ahead,
-//    128 × 128 tiles (twice the tiles, each half as long): the tile's width is a template parameter (Tiling), the
-//    wgmma m64n128k16 instead of m64n256k16, six stages instead of four. It is what cuBLAS runs on such shapes.
+// 1. Narrower tiles: 128 × 192, 128 × 128 (two consumer warpgroups of 64 rows, as kernel 13), 64 × 192 and 64 × 128
+//    (one consumer warpgroup), where the plan's model puts them ahead. The tile is a template parameter (Tiling): the
+//    wgmma's N is its width, the stages as many as fit in 200 KB. cuBLAS runs such tiles on such shapes.
 // 2. All resident clusters are launched, and when the tiles are fewer than the clusters and a split pays, every tile is
 //    split along K over them (common/stream_k.h, make_few_tiles): each cluster gets the same number of k blocks, the
 //    tail of one tile and the head of the next, and a tile's owner (the cluster with its first k block) adds the
@@ -15,12 +16,12 @@
 //    is the only one. A split costs a second tile boundary and a partial's round trip through the L2, and an owner adds
 //    its tile's partials one after another, so a cost model picks how many clusters share the work, and leaves the
 //    tiles whole where no split pays (2048³: 64 cluster tiles on 66 clusters).
-// 3. The cluster's two CTAs lie along M (sharing B, as kernel 13) or along N (sharing A), whichever computes fewer
-//    tiles outside C: at 128 tokens a 2 × 1 cluster's second CTA would multiply only the zeros TMA fills in below
-//    row M, half the GPU's work thrown away.
+// 3. The cluster's two CTAs lie along M (sharing B, as kernel 13) or along N (sharing A): 1 × 2 where that computes
+//    fewer tiles outside C and is no slower; at 128 tokens a 2 × 1 cluster of 128-row tiles would have its second CTA
+//    multiply only the zeros TMA fills in below row M.
 //
-// With as many 128 × 256 tiles as clusters or more: 128 × 256 tiles, 2 × 1 clusters (where M and N are multiples of
-// 256) and kernel 13's schedule, unchanged. Everything else is kernel 13's.
+// Where 128 × 256 tiles make two rounds or more: 128 × 256 tiles, 2 × 1 clusters (where M and N are multiples of 256)
+// and kernel 13's schedule, unchanged. Everything else is kernel 13's.
 //
 // Shapes: any M and N up to kTileTableMaxExtent; N and K multiples of 8.
 
@@ -66,7 +67,7 @@ constexpr int kRowBytes = kBlockK * sizeof(bf16);
 constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest box a 128B-swizzled TMA takes
 
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
-// two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's) or 128,
+// two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128,
 // and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B) or 1 × 2 (along N, they
 // share A).
 template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_>
@@ -98,8 +99,8 @@ struct Tiling {
   static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
   static_assert(kBlockM % (8 * kClusterN) == 0 && kBlockN % (8 * kClusterM) == 0,
                 "each multicast slice is a whole number of 8-row swizzle atoms");
-  // The shape rule bounds M and N by 2 × 1 clusters' 16-bit tile coordinates of 128 × 256 tiles; the plan takes 1 × 2
-  // clusters and 128 × 128 tiles only where their coordinates fit in them too.
+  // The shape rule bounds M and N by 2 × 1 clusters' 16-bit tile coordinates of 128 × 256 tiles; the plan takes other
+  // tilings and 1 × 2 clusters only where their coordinates fit in them too.
 
   struct SharedStorage {
     alignas(1024) bf16 a[kStages][kBlockM * kBlockK];
