@@ -80,7 +80,7 @@ __host__ __device__ inline double round_schedule_blocks(const StreamKSchedule& s
 
 struct FewTilesPlan {
   int block_m = 128;              // tile rows: 128 (two consumer warpgroups) or 64 (one)
-  int block_n = 256;              // tile width: 256 (kernel 13's) or 128
+  int block_n = 256;              // tile width: 256 (kernel 13's), 192 or 128
   bool cluster_along_n = false;   // 1 × 2 clusters
   int cluster_tiles = 0;
   int k_blocks = 0;
