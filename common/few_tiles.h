@@ -74,7 +74,7 @@ __host__ __device__ inline double round_schedule_blocks(const StreamKSchedule& s
   const double whole = static_cast<double>(schedule.full_rounds()) * schedule.k_blocks;
   if (schedule.splits())
     return whole + static_cast<double>(schedule.split_iterations()) / schedule.workers +
-           StreamKSchedule::kSplitCostBlocks * 1024 / block_cycles;
+           StreamKSchedule::split_cost_blocks(block_cycles);
   return whole + (schedule.tiles > schedule.full_rounds() * schedule.workers ? schedule.k_blocks : 0);
 }
 

@@ -114,10 +114,15 @@ struct StreamKSchedule {
   static constexpr int kPartialCostBlocks = 5;
   static constexpr double kSplitBlockSlowdown = 1.1;
 
+  // A split's fixed cost in k blocks of `block_cycles` (the same time, so more of shorter blocks).
+  __host__ __device__ static constexpr double split_cost_blocks(double block_cycles = 1024) {
+    return kSplitCostBlocks * 1024 / block_cycles;
+  }
+
   // A worker's time in k blocks when `tiles` tiles of `k_blocks` k blocks of `block_cycles` are split over `workers`.
   __host__ __device__ static constexpr double split_blocks(int tiles, int k_blocks, int workers,
                                                            double block_cycles = 1024) {
-    return kSplitBlockSlowdown * tiles * k_blocks / workers + kSplitCostBlocks * 1024 / block_cycles +
+    return kSplitBlockSlowdown * tiles * k_blocks / workers + split_cost_blocks(block_cycles) +
            kPartialCostBlocks * static_cast<double>(workers) / tiles;
   }
 
