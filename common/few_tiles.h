@@ -86,6 +86,10 @@ struct FewTilesPlan {
   int k_blocks = 0;
   StreamKSchedule schedule;       // over the clusters; the launch keeps schedule.workers of them
   double cycles = 0;              // per SM, the model's: k blocks at the tensor rate, tile boundaries, a split's cost
+  // Per SM by the schedule itself, as the candidates are compared: where the tiles are many, its rounds and a split
+  // last round's fixed cost (round_schedule_blocks). For 128 × 256 tiles `cycles` is then kernel 13's evenly spread
+  // model instead, which leaves a split's cost out.
+  double schedule_cycles = 0;
   // Anything but kernel 13's 128 × 256 tiles.
   __host__ __device__ constexpr bool narrow() const { return block_m != 128 || block_n != 256; }
 };
@@ -132,9 +136,11 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         const double spread = static_cast<double>(cta_tiles) * k_blocks * block_cycles / static_cast<double>(sms) +
                               static_cast<double>((cta_tiles + sms - 1) / sms) * kCooperativeBoundaryCycles;
         plan.cycles = plan.narrow() ? choice : spread;
+        plan.schedule_cycles = choice;
       } else {
         plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
         choice = plan.cycles;
+        plan.schedule_cycles = choice;
       }
       const bool same_tiling = best.block_m == plan.block_m && best.block_n == plan.block_n;
       if (best.cluster_tiles == 0 || choice < best_choice || (along_n && same_tiling && choice <= best_choice)) {

@@ -71,13 +71,17 @@ std::string explain_shape(const Shape& shape, int clusters) {
       line << " in " << rounds << (rounds == 1 ? " round" : " rounds") << " on " << schedule.workers << " clusters";
     }
   }
-  line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles) << ", 14 "
-       << thousands(estimate.pingpong_cycles) << "; ";
-  const std::string ahead = percent(kPingPongMargin - 1) + " ahead)";
+  line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles);
+  if (estimate.split_last_round) line << ", by its split schedule " << thousands(estimate.few_tiles_plan.schedule_cycles);
+  line << ", 14 " << thousands(estimate.pingpong_cycles) << "; ";
+  const std::string ahead = percent(kPingPongMargin - 1) + " ahead";
   if (estimate.few_tiles)
-    line << "few tiles: 14 if " << ahead;
+    line << "few tiles: 14 if " << ahead << ")";
+  else if (estimate.split_last_round)
+    line << "14 if " << kPingPongMinRounds << "+ rounds and " << ahead << ", or " << percent(kPingPongSplitMargin - 1)
+         << " ahead of the split schedule)";
   else
-    line << "14 if " << kPingPongMinRounds << "+ rounds and " << ahead;
+    line << "14 if " << kPingPongMinRounds << "+ rounds and " << ahead << ")";
   return line.str();
 }
 

@@ -165,5 +165,45 @@ TEST(PingPongChoice, FewTileFigures) {
   EXPECT_TRUE(estimate_pingpong(256, 10240, 8192, kClusters).pingpong);
 }
 
+// Many tiles with a split last round: kernel 14 where kernel 15's own schedule (whole rounds, its share of the split
+// tiles, the split's fixed 24 k blocks; 3300 cycles a round) puts it 5 % ahead, whatever the rounds.
+TEST(PingPongChoice, SplitLastRoundByItsSchedule) {
+  // 1024 × 4608 × 3584, 56 k blocks: 4 × 18 = 72 cluster tiles of 128 × 256, one whole round and the last 6 split over
+  // 66 clusters: (56 + 336 / 66 + 24) · 1024 + 2 · 3300 = 93735.3 (evenly spread: 144 · 56 · 1024 / 132 + 6600 =
+  // 69157.8); 96 of 128 × 192 would take two whole rounds on 48 clusters, 112 · 798.72 + 6600 = 96056.6. Kernel 14:
+  // 4 × 27 = 108 cluster tiles of 176 in two rounds, 2 · 56 · 704 · 1.01 = 79636.48; 93735.3 ≥ 1.05 · 79636.48 =
+  // 83618.3. Kernel 14 (the spread model alone, 69157.8, would keep kernel 15).
+  const PingPongEstimate few_split = estimate_pingpong(1024, 4608, 3584, kClusters);
+  EXPECT_FALSE(few_split.few_tiles);
+  EXPECT_TRUE(few_split.split_last_round);
+  EXPECT_EQ(few_split.few_tiles_plan.block_n, 256);
+  EXPECT_EQ(few_split.few_tiles_plan.schedule.split_tiles(), 6);
+  EXPECT_NEAR(few_split.few_tiles_plan.schedule_cycles, (56 + 336.0 / 66 + 24) * 1024 + 2 * 3300, 1e-6);
+  EXPECT_NEAR(few_split.cooperative_cycles, 144.0 * 56 * 1024 / 132 + 2 * 3300, 1e-6);
+  EXPECT_EQ(few_split.pingpong_width, 176);
+  EXPECT_NEAR(few_split.pingpong_cycles, 2 * 56 * 704 * 1.01, 1e-6);
+  EXPECT_TRUE(few_split.pingpong);
+  // 512 × 28672 × 4096, 64 k blocks: 224 cluster tiles, three whole rounds and the last 26 split:
+  // (192 + 1664 / 66 + 24) · 1024 + 4 · 3300 = 260.2 k; kernel 14: 326 cluster tiles of 176 in 5 rounds,
+  // 5 · 64 · 704 · 1.01 = 227532.8, times 1.05 = 238.9 k. Kernel 14.
+  const PingPongEstimate wide = estimate_pingpong(512, 28672, 4096, kClusters);
+  EXPECT_TRUE(wide.split_last_round);
+  EXPECT_NEAR(wide.few_tiles_plan.schedule_cycles, (192 + 1664.0 / 66 + 24) * 1024 + 4 * 3300, 1e-6);
+  EXPECT_NEAR(wide.pingpong_cycles, 5 * 64 * 704 * 1.01, 1e-6);
+  EXPECT_TRUE(wide.pingpong);
+  // 3072³, 48 k blocks: 144 cluster tiles, two whole rounds and the last 12 split: (96 + 576 / 66 + 24) · 1024 +
+  // 3 · 3300 = 141.7 k; kernel 14: 216 cluster tiles of 176 in 4 rounds, 4 · 48 · 704 · 1.01 = 136519.68, times
+  // 1.05 = 143.3 k. Kernel 15.
+  const PingPongEstimate cube = estimate_pingpong(3072, 3072, 3072, kClusters);
+  EXPECT_TRUE(cube.split_last_round);
+  EXPECT_NEAR(cube.few_tiles_plan.schedule_cycles, (96 + 576.0 / 66 + 24) * 1024 + 3 * 3300, 1e-6);
+  EXPECT_NEAR(cube.pingpong_cycles, 4 * 48 * 704 * 1.01, 1e-6);
+  EXPECT_FALSE(cube.pingpong);
+  // No split, no second clause: 4096 × 8192 × 4096 is 512 cluster tiles in 8 whole rounds on 64 clusters.
+  const PingPongEstimate whole = estimate_pingpong(4096, 8192, 4096, kClusters);
+  EXPECT_FALSE(whole.split_last_round);
+  EXPECT_FALSE(whole.pingpong);
+}
+
 }  // namespace
 }  // namespace gemm
