@@ -136,12 +136,11 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         const double spread = static_cast<double>(cta_tiles) * k_blocks * block_cycles / static_cast<double>(sms) +
                               static_cast<double>((cta_tiles + sms - 1) / sms) * kCooperativeBoundaryCycles;
         plan.cycles = plan.narrow() ? choice : spread;
-        plan.schedule_cycles = choice;
       } else {
         plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
         choice = plan.cycles;
-        plan.schedule_cycles = choice;
       }
+      plan.schedule_cycles = choice;
       const bool same_tiling = best.block_m == plan.block_m && best.block_n == plan.block_n;
       if (best.cluster_tiles == 0 || choice < best_choice || (along_n && same_tiling && choice <= best_choice)) {
         best = plan;

@@ -44,7 +44,7 @@ namespace gemm {
 constexpr double kPingPongOverhead = 1.01;           // the ping-pong's cycles over its whole rounds (H100)
 constexpr double kPingPongMargin = 1.02;             // how far ahead the model must put it
 constexpr int kPingPongMinRounds = 16;
-constexpr double kPingPongSplitMargin = 1.05;      // how far ahead of kernel 15's split schedule
+constexpr double kPingPongSplitMargin = 1.05;       // how far ahead of kernel 15's split schedule
 // Few tiles (fewer cluster tiles than clusters): short launches, where what a launch costs beyond its k blocks
 // weighs. Fitted on an H200 to kernels 13, 14 and 15 at 1024³, 2048³, 128 × 4096 × 4096 and 512 × 4096 × 4096
 // (kernel 16's notes): kernel 15's whole tiles cost about kFewTilesWholeCycles beyond the model above (a split's
