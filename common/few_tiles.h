@@ -33,6 +33,12 @@ constexpr double kNarrowBlockCycles = 512 * 1.19;
 constexpr double kBlock192Cycles = 768 * 1.04;
 constexpr double kOneConsumer192Cycles = 384 * 1.56;
 constexpr double kOneConsumer128Cycles = 256 * 1.87;
+// An even split (StreamKSchedule::make_even_split): a share's k blocks take kEvenSplitSlowdown times a whole tile's,
+// plus kEvenSplitCycles for the split. Fitted on an H200 to seven shapes of 64 × 128 tiles split in two or three
+// (docs/log/15_few_tiles.md, section 9), where the even split measured 5-28 % faster than whole tiles and, on six more,
+// 5-13 % faster than make_few_tiles's split over every cluster.
+constexpr double kEvenSplitSlowdown = 1.25;
+constexpr double kEvenSplitCycles = 4800;
 
 // The CTA tiles kernel 15 launches, widest first: block_m rows (two consumer warpgroups of 64 rows, or one) by
 // block_n columns, and the cycles a k block of 64 takes (the model's unit).
@@ -106,6 +112,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
   const bool few_wide_tiles = cluster_cta_tiles(m, n, 2, 1) / 2 < 2LL * clusters;
   FewTilesPlan best;
   double best_choice = 0;  // what the candidates are compared by
+  double best_block_cycles = 1024;
   for (int index = 0; index < kFewTilesTilings; ++index) {
     if (only_tiling >= 0 && index != only_tiling) continue;
     const FewTilesTiling tiling = few_tiles_tiling(index);
@@ -145,8 +152,18 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       if (best.cluster_tiles == 0 || choice < best_choice || (along_n && same_tiling && choice <= best_choice)) {
         best = plan;
         best_choice = choice;
+        best_block_cycles = block_cycles;
       }
     }
+  }
+  // At most half as many tiles as clusters: every tile in equal shares, where a share keeps enough k blocks.
+  if (best.cluster_tiles > 0 && 2 * best.cluster_tiles <= clusters &&
+      k_blocks / (clusters / best.cluster_tiles) >= StreamKSchedule::kMinEvenShareBlocks) {
+    const double block_cycles = best_block_cycles;
+    best.schedule = StreamKSchedule::make_even_split(best.cluster_tiles, k_blocks, clusters);
+    const int shares = clusters / best.cluster_tiles;
+    best.cycles = kEvenSplitSlowdown * k_blocks / shares * block_cycles + kEvenSplitCycles + kCooperativeBoundaryCycles;
+    best.schedule_cycles = best.cycles;
   }
   return best;
 }

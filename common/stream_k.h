@@ -143,6 +143,15 @@ struct StreamKSchedule {
     return {tiles, k_blocks, best_workers, 0};
   }
 
+  // Every tile split into the same number of shares, ⌊workers / tiles⌋ (two or more), so that a share is one run of one
+  // tile's k blocks (where the shares divide k_blocks): no worker takes the tail of one tile and the head of the next.
+  // Kernel 15 takes it where its tiles are at most half the workers and a share keeps kMinEvenShareBlocks k blocks
+  // (common/few_tiles.h, plan_few_tiles).
+  static constexpr int kMinEvenShareBlocks = 16;
+  __host__ __device__ static constexpr StreamKSchedule make_even_split(int tiles, int k_blocks, int workers) {
+    return {tiles, k_blocks, workers / tiles * tiles, 0};
+  }
+
   // A worker's time in k blocks under make_few_tiles's schedule, for fewer tiles than workers.
   __host__ __device__ double few_tiles_blocks(double block_cycles = 1024) const {
     return splits() ? split_blocks(tiles, k_blocks, workers, block_cycles) : k_blocks;

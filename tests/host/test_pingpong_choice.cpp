@@ -138,14 +138,16 @@ TEST(PingPongChoice, FewTileFigures) {
   // 128 × 4096 × 14336: 128 × 128 tiles in 1 × 2 clusters, 16 cluster tiles of 224 k blocks, split over all 66
   // clusters (1.1 · 3584 / W + 24 · 1024 / 609.28 + 5 W / 16 falls all the way to 66: 120.7 blocks, 73.5 k cycles),
   // ahead of 64 × 128 tiles split (32 cluster tiles, 181.1 blocks of 478.72: 86.7 k) and 128 × 192 ones (11 cluster
-  // tiles, 101.8 blocks of 798.72: 81.3 k). Kernel 15.
+  // tiles, 101.8 blocks of 798.72: 81.3 k). Then, 16 tiles being at most half of 66 clusters and a quarter of 224 k
+  // blocks at least 16, the even split: 4 shares a tile on 64 clusters, 1.25 · 56 · 609.28 + 4800 + 3300 = 50749.6.
+  // Kernel 15.
   const PingPongEstimate thin = estimate_pingpong(128, 4096, 14336, kClusters);
   EXPECT_EQ(thin.few_tiles_plan.block_n, 128);
   EXPECT_TRUE(thin.few_tiles_plan.cluster_along_n);
   EXPECT_EQ(thin.few_tiles_plan.cluster_tiles, 16);
-  EXPECT_EQ(thin.few_tiles_plan.schedule.workers, 66);
+  EXPECT_EQ(thin.few_tiles_plan.schedule.workers, 64);
   EXPECT_EQ(thin.few_tiles_plan.schedule.whole_tiles, 0);
-  EXPECT_NEAR(thin.few_tiles_plan.cycles, (1.1 * 3584 / 66 + 24 * 1024 / 609.28 + 5.0 * 66 / 16) * 609.28 + 3300, 1e-6);
+  EXPECT_NEAR(thin.few_tiles_plan.cycles, 1.25 * 56 * 609.28 + 4800 + 3300, 1e-6);
   EXPECT_FALSE(thin.pingpong);
   // 2048³: 64 cluster tiles of 128 × 256 whole (32 · 1024 + 3300 = 36068), against two rounds of 128 cluster tiles of
   // 128 × 128 on 64 clusters, 64 · 609.28 + 2 · 3300 = 45593.92, or of 88 of 128 × 192 on 44, 64 · 798.72 + 6600.
@@ -203,6 +205,30 @@ TEST(PingPongChoice, SplitLastRoundByItsSchedule) {
   const PingPongEstimate whole = estimate_pingpong(4096, 8192, 4096, kClusters);
   EXPECT_FALSE(whole.split_last_round);
   EXPECT_FALSE(whole.pingpong);
+}
+
+// Tiles at most half the clusters: every tile split into ⌊clusters / tiles⌋ equal shares, where a share keeps 16 k
+// blocks (StreamKSchedule::kMinEvenShareBlocks); a share's k block costs 1.25 times a whole tile's, plus 4800 cycles.
+TEST(PingPongChoice, EvenSplits) {
+  // 128 × 4096 × 4096: 32 cluster tiles of 64 × 128 (whole by make_few_tiles), 2 shares of 32 k blocks on 64
+  // clusters: 1.25 · 32 · 478.72 + 4800 + 3300 = 27248.8.
+  const FewTilesPlan square = plan_few_tiles(128, 4096, 4096, kClusters);
+  EXPECT_EQ(square.block_m, 64);
+  EXPECT_EQ(square.cluster_tiles, 32);
+  EXPECT_EQ(square.schedule.workers, 64);
+  EXPECT_EQ(square.schedule.whole_tiles, 0);
+  EXPECT_NEAR(square.cycles, 1.25 * 32 * 478.72 + 4800 + 3300, 1e-6);
+  // 22 cluster tiles (128 × 2816 × 4096): 3 shares on all 66 clusters; 12 (128 × 1536 × 8960): 5 shares on 60.
+  EXPECT_EQ(plan_few_tiles(128, 2816, 4096, kClusters).schedule.workers, 66);
+  EXPECT_EQ(plan_few_tiles(128, 1536, 8960, kClusters).schedule.workers, 60);
+  // A share of 8 k blocks is too short (128 × 4096 × 1024): whole tiles, as make_few_tiles had them.
+  const FewTilesPlan short_k = plan_few_tiles(128, 4096, 1024, kClusters);
+  EXPECT_EQ(short_k.cluster_tiles, 32);
+  EXPECT_FALSE(short_k.schedule.splits());
+  // 48 cluster tiles (128 × 6144 × 4096) are more than half of 66: make_few_tiles's schedule, whole.
+  const FewTilesPlan wide = plan_few_tiles(128, 6144, 4096, kClusters);
+  EXPECT_EQ(wide.cluster_tiles, 48);
+  EXPECT_FALSE(wide.schedule.splits());
 }
 
 }  // namespace
