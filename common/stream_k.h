@@ -143,8 +143,9 @@ struct StreamKSchedule {
     return {tiles, k_blocks, best_workers, 0};
   }
 
-  // Every tile split into the same number of shares, ⌊workers / tiles⌋ (two or more), so that a share is one run of one
-  // tile's k blocks (where the shares divide k_blocks): no worker takes the tail of one tile and the head of the next.
+  // Every tile split into the same number of shares, ⌊workers / tiles⌋ (two or more, at most k_blocks), so that a share
+  // is one run of one tile's k blocks, ⌊k_blocks / shares⌋ or one more: no worker takes the tail of one tile and the
+  // head of the next (worker w's run begins at ⌊w · k_blocks / shares⌋ of the whole, inside tile ⌊w / shares⌋).
   // Kernel 15 takes it where its tiles are at most half the workers and a share keeps kMinEvenShareBlocks k blocks
   // (common/few_tiles.h, plan_few_tiles).
   static constexpr int kMinEvenShareBlocks = 16;

@@ -342,6 +342,46 @@ TEST(FewTiles, EveryIterationOnceBalancedSharesAndFixUpOrder) {
       }
 }
 
+// make_even_split: S = ⌊workers / tiles⌋ workers a tile, where S is at least 2 and at most k_blocks (kernel 15 takes
+// it only where 2 · tiles ≤ workers and a share keeps 16 k blocks). Every iteration once, the fix-up chains whole, and each
+// worker one run of one tile: worker w holds tile ⌊w / S⌋, share w mod S, of ⌊k / S⌋ or ⌈k / S⌉ k blocks, so an owner
+// waits only for partners that finish with it.
+TEST(FewTiles, EvenSplitSharesAreOneRunOfOneTile) {
+  for (int workers : {4, 33, 64, 66, 132})
+    for (int tiles : {1, 2, 5, 12, 16, 22, 32, 33})
+      for (int k_blocks : {16, 17, 64, 129, 224, 4096}) {
+        if (2 * tiles > workers || workers / tiles > k_blocks) continue;  // two shares or more, each a k block or more
+        const StreamKSchedule schedule = StreamKSchedule::make_even_split(tiles, k_blocks, workers);
+        SCOPED_TRACE(testing::Message() << tiles << " tiles, " << k_blocks << " k blocks, " << workers << " workers");
+        const int shares = workers / tiles;
+        EXPECT_EQ(schedule.workers, shares * tiles);
+        EXPECT_EQ(schedule.whole_tiles, 0);
+        EXPECT_TRUE(schedule.splits());
+        check_schedule(schedule);
+        check_fix_up_chains(schedule);
+        for (int worker = 0; worker < schedule.workers; ++worker) {
+          const std::vector<WorkUnit> units = units_of(schedule, worker);
+          ASSERT_EQ(units.size(), 1u) << "worker " << worker;
+          EXPECT_EQ(units[0].tile, worker / shares) << "worker " << worker;
+          const int blocks = units[0].k_end - units[0].k_begin;
+          EXPECT_GE(blocks, k_blocks / shares) << "worker " << worker;
+          EXPECT_LE(blocks, (k_blocks + shares - 1) / shares) << "worker " << worker;
+          EXPECT_EQ(units[0].k_begin == 0, worker % shares == 0) << "the first share of each tile owns it";
+        }
+      }
+  // Worked by hand: 16 tiles of 224 k blocks on 66 workers (128 × 4096 × 14336 in 128 × 128 tiles): 4 shares of 56
+  // on 64 workers; worker 5 holds tile 1, k blocks 56 to 111, a partial its owner, worker 4, adds.
+  const StreamKSchedule thin = StreamKSchedule::make_even_split(16, 224, 66);
+  EXPECT_EQ(thin.workers, 64);
+  const std::vector<WorkUnit> fifth = units_of(thin, 5);
+  ASSERT_EQ(fifth.size(), 1u);
+  EXPECT_EQ(fifth[0].tile, 1);
+  EXPECT_EQ(fifth[0].k_begin, 56);
+  EXPECT_EQ(fifth[0].k_end, 112);
+  EXPECT_TRUE(thin.contributes_to(5, 1));
+  EXPECT_EQ(thin.contributors_end(4, 1), 8);
+}
+
 // The cost model's figures, worked by hand: split_blocks(T, k, W) = 1.1 · T · k / W + 24 + 5 · W / T for 1024-cycle
 // k blocks; for 512-cycle ones the fixed part is 48 blocks.
 TEST(FewTiles, SplitCostModel) {
