@@ -117,17 +117,21 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
 
 // Kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs. Where kernel 13's 128 × 256 tiles make
 // two rounds or more, those tiles on kernel 13's schedule. Else every tiling in 2 × 1 clusters, and in 1 × 2 ones where
-// those compute fewer CTA tiles, on make_few_tiles's schedule and, where it applies, on an even split, and the one the
-// model puts ahead: the earlier tiling on a tie, and 1 × 2 clusters where level with the same tiling's 2 × 1; an even
-// split only where strictly ahead of its tiling's other schedule. Candidates are compared by their schedule: with
-// fewer tiles than clusters, a worker's share (split or whole tiles) and one tile boundary, or even_split_cycles; with
-// more, a worker's rounds (round_schedule_blocks) and a boundary each. `only_tiling` (an index of few_tiles_tiling)
-// restricts the plan to that tiling wherever it fits, for measuring one against the others.
+// those compute fewer CTA tiles, on make_few_tiles's schedule and, in 2 × 1 clusters where it applies, on an even
+// split, and the one the model puts ahead: the earlier tiling on a tie, and 1 × 2 clusters where level with the same
+// tiling's 2 × 1; an even split only where strictly ahead of its tiling's other schedule. Candidates are compared by
+// their schedule: with fewer tiles than clusters, a worker's share (split or whole tiles) and one tile boundary, or
+// even_split_cycles; with more, a worker's rounds (round_schedule_blocks) and a boundary each. Then the pick, if its
+// tiles are at most half the clusters, is split evenly whatever its orientation. (1 × 2 clusters are no candidates
+// for it: at 128 tokens, 128-row tiles so split measured 2-11 % slower than the 64-row tiles they would replace on 5
+// of 8 shapes, docs/log/15_few_tiles.md, section 10.) `only_tiling` (an index of few_tiles_tiling) restricts the plan
+// to that tiling wherever it fits, for measuring one against the others.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1) {
   const int k_blocks = (k + 63) / 64;
   const bool few_wide_tiles = cluster_cta_tiles(m, n, 2, 1) / 2 < 2LL * clusters;
   FewTilesPlan best;
   double best_choice = 0;  // what the candidates are compared by
+  double best_block_cycles = 1024;
   for (int index = 0; index < kFewTilesTilings; ++index) {
     if (only_tiling >= 0 && index != only_tiling) continue;
     const FewTilesTiling tiling = few_tiles_tiling(index);
@@ -162,8 +166,9 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
         choice = plan.cycles;
       }
-      // At most half as many tiles as clusters: every tile in equal shares, where that is ahead.
-      const double even = even_split_cycles(plan.cluster_tiles, k_blocks, clusters, plan.block_n, block_cycles);
+      // In 2 × 1 clusters, at most half as many tiles as clusters: every tile in equal shares, where that is ahead.
+      const double even =
+          along_n ? 0 : even_split_cycles(plan.cluster_tiles, k_blocks, clusters, plan.block_n, block_cycles);
       if (even > 0 && even < choice) {
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, clusters);
         plan.cycles = choice = even;
@@ -173,8 +178,16 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       if (best.cluster_tiles == 0 || choice < best_choice || (along_n && same_tiling && choice <= best_choice)) {
         best = plan;
         best_choice = choice;
+        best_block_cycles = block_cycles;
       }
     }
+  }
+  // The pick itself, where its tiles are at most half the clusters: in equal shares, whatever its other schedule
+  // (measured ahead of whole tiles and of a split over every cluster wherever it applies).
+  const double even = even_split_cycles(best.cluster_tiles, k_blocks, clusters, best.block_n, best_block_cycles);
+  if (even > 0) {
+    best.schedule = StreamKSchedule::make_even_split(best.cluster_tiles, k_blocks, clusters);
+    best.cycles = best.schedule_cycles = even;
   }
   return best;
 }
