@@ -122,10 +122,12 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
 // tiling's 2 × 1; an even split only where strictly ahead of its tiling's other schedule. Candidates are compared by
 // their schedule: with fewer tiles than clusters, a worker's share (split or whole tiles) and one tile boundary, or
 // even_split_cycles; with more, a worker's rounds (round_schedule_blocks) and a boundary each. Then the pick, if its
-// tiles are at most half the clusters, is split evenly whatever its orientation. (1 × 2 clusters are no candidates
-// for it: at 128 tokens, 128-row tiles so split measured 2-11 % slower than the 64-row tiles they would replace on 5
-// of 8 shapes, docs/log/15_few_tiles.md, section 10.) `only_tiling` (an index of few_tiles_tiling) restricts the plan
-// to that tiling wherever it fits, for measuring one against the others.
+// tiles are at most half the clusters, is split evenly whatever its orientation. Measured against splitting the pick
+// only (docs/log/15_few_tiles.md, section 10), even-split candidates lost where the model misses a cost: in 1 × 2
+// clusters at 128 tokens (128-row tiles, 2-11 % slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs
+// multiply only zeros) and with shares of 16 k blocks (the fix-up outweighs them), so those are no candidates.
+// `only_tiling` (an index of few_tiles_tiling) restricts the plan to that tiling wherever it fits, for measuring one
+// against the others.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1) {
   const int k_blocks = (k + 63) / 64;
   const bool few_wide_tiles = cluster_cta_tiles(m, n, 2, 1) / 2 < 2LL * clusters;
@@ -166,9 +168,13 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
         choice = plan.cycles;
       }
-      // In 2 × 1 clusters, at most half as many tiles as clusters: every tile in equal shares, where that is ahead.
+      // In 2 × 1 clusters with no CTA wholly below M, at most half as many tiles as clusters, shares of at least twice
+      // the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
+      const bool even_candidate = !along_n && tiles_m % 2 == 0 &&
+                                  2 * plan.cluster_tiles <= clusters &&
+                                  k_blocks / (clusters / plan.cluster_tiles) >= 2 * StreamKSchedule::kMinEvenShareBlocks;
       const double even =
-          along_n ? 0 : even_split_cycles(plan.cluster_tiles, k_blocks, clusters, plan.block_n, block_cycles);
+          even_candidate ? even_split_cycles(plan.cluster_tiles, k_blocks, clusters, plan.block_n, block_cycles) : 0;
       if (even > 0 && even < choice) {
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, clusters);
         plan.cycles = choice = even;

@@ -253,6 +253,22 @@ TEST(PingPongChoice, EvenSplits) {
   EXPECT_EQ(wide.cluster_tiles, 48);
   EXPECT_FALSE(wide.schedule.splits());
   EXPECT_NEAR(wide.cycles, 64 * 478.72 + 3300, 1e-6);
+  // No even-split candidates with a CTA row wholly below M: at 320 × 1536 × 11008, 128-row tiles in 2 × 1 clusters
+  // make 3 tile rows in 2 cluster rows (16 cluster tiles of 128 × 192 would cost 1.25 · 43 · 798.72 +
+  // 1.5 · 4800 · 3 + 3300 = 67831.2); the pick is 18 of 128 × 128 in 1 × 2 clusters, split evenly in 3 on 54 clusters.
+  const FewTilesPlan ragged = plan_few_tiles(320, 1536, 11008, kClusters);
+  EXPECT_EQ(ragged.block_m, 128);
+  EXPECT_EQ(ragged.block_n, 128);
+  EXPECT_TRUE(ragged.cluster_along_n);
+  EXPECT_EQ(ragged.cluster_tiles, 18);
+  EXPECT_EQ(ragged.schedule.workers, 54);
+  // Nor with shares under 32 k blocks: at 192 × 2560 × 3072 (48 k blocks), 20 cluster tiles of 128 × 128 in 3 shares
+  // of 16 are no candidate; the pick, 30 of 64 × 128 in 1 × 2 clusters, is split in 2 (its shares of 24 allowed).
+  const FewTilesPlan short_shares = plan_few_tiles(192, 2560, 3072, kClusters);
+  EXPECT_EQ(short_shares.block_m, 64);
+  EXPECT_TRUE(short_shares.cluster_along_n);
+  EXPECT_EQ(short_shares.cluster_tiles, 30);
+  EXPECT_EQ(short_shares.schedule.workers, 60);
   // 1024 × 1024 × 1024: 64 tiles of 64 × 128, whole; 32 of 128 × 128 would have shares of 8 k blocks, none.
   EXPECT_FALSE(plan_few_tiles(1024, 1024, 1024, kClusters).schedule.splits());
 }
