@@ -13,7 +13,8 @@
 //   strictly fewer CTA tiles, and taken where their schedule is no slower (by its rounds: fewer tiles to compute need
 //   not mean fewer rounds).
 // - Schedule: StreamKSchedule::make_few_tiles (common/stream_k.h) over every resident cluster: with fewer tiles than
-//   clusters whole tiles or the whole problem split along K, with more kernel 13's rounds.
+//   clusters whole tiles or the whole problem split along K, with more kernel 13's rounds; and, where the tiles are at
+//   most half the clusters, every tile in equal shares (make_even_split).
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -33,10 +34,13 @@ constexpr double kNarrowBlockCycles = 512 * 1.19;
 constexpr double kBlock192Cycles = 768 * 1.04;
 constexpr double kOneConsumer192Cycles = 384 * 1.56;
 constexpr double kOneConsumer128Cycles = 256 * 1.87;
-// An even split (StreamKSchedule::make_even_split): a share's k blocks take kEvenSplitSlowdown times a whole tile's,
-// plus kEvenSplitCycles for the split. Fitted on an H200 to seven shapes of 64 × 128 tiles split in two or three
-// (docs/log/15_few_tiles.md, section 9), where the even split measured 5-28 % faster than whole tiles and, on six more,
-// 5-13 % faster than make_few_tiles's split over every cluster.
+// An even split (StreamKSchedule::make_even_split) in S shares: a share's k blocks take kEvenSplitSlowdown times a whole
+// tile's, and the fix-up kEvenSplitCycles for each of the S - 1 partials an owner adds, per 64 × 128 partial of a
+// consumer warpgroup (the consumers add theirs side by side; a 64 × 256 one costs twice as much). Fitted on an H200 to
+// seven shapes of 64 × 128 tiles split in two or three (docs/log/15_few_tiles.md, section 9: 5-28 % faster than whole
+// tiles, and on six more 5-13 % faster than make_few_tiles's split over every cluster); the scaling by size and count
+// from per-CTA timelines of wider tiles split (section 10: 3-5 µs from the last k block to the last store for 128 × 128
+// in two shares, 11 µs for 128 × 256 in four).
 constexpr double kEvenSplitSlowdown = 1.25;
 constexpr double kEvenSplitCycles = 4800;
 
@@ -100,13 +104,30 @@ struct FewTilesPlan {
   __host__ __device__ constexpr bool narrow() const { return block_m != 128 || block_n != 256; }
 };
 
+// The cycles of an even split of `cluster_tiles` tiles of k_blocks over `clusters` (kEvenSplitSlowdown's model), or 0
+// where kernel 15 takes none: more tiles than half the clusters, or shares shorter than kMinEvenShareBlocks.
+__host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_blocks, int clusters, int block_n,
+                                                       double block_cycles) {
+  if (cluster_tiles <= 0 || 2 * cluster_tiles > clusters) return 0;
+  const int shares = clusters / cluster_tiles;
+  if (k_blocks / shares < StreamKSchedule::kMinEvenShareBlocks) return 0;
+  return kEvenSplitSlowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
+         kCooperativeBoundaryCycles;
+}
+
 // Kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs. Where kernel 13's 128 × 256 tiles make
 // two rounds or more, those tiles on kernel 13's schedule. Else every tiling in 2 × 1 clusters, and in 1 × 2 ones where
-// those compute fewer CTA tiles, on make_few_tiles's schedule, and the one the model puts ahead: the earlier tiling on
-// a tie, and 1 × 2 clusters where level with the same tiling's 2 × 1. Candidates are compared by their schedule: with
-// fewer tiles than clusters, a worker's share (split or whole tiles) and one tile boundary; with more, a worker's
-// rounds (round_schedule_blocks) and a boundary each. `only_tiling` (an index of few_tiles_tiling) restricts the plan
-// to that tiling wherever it fits, for measuring one against the others.
+// those compute fewer CTA tiles, on make_few_tiles's schedule and, in 2 × 1 clusters where it applies, on an even
+// split, and the one the model puts ahead: the earlier tiling on a tie, and 1 × 2 clusters where level with the same
+// tiling's 2 × 1; an even split only where strictly ahead of its tiling's other schedule. Candidates are compared by
+// their schedule: with fewer tiles than clusters, a worker's share (split or whole tiles) and one tile boundary, or
+// even_split_cycles; with more, a worker's rounds (round_schedule_blocks) and a boundary each. Then the pick, if its
+// tiles are at most half the clusters, is split evenly whatever its orientation. Measured against splitting the pick
+// only (docs/log/15_few_tiles.md, section 10), even-split candidates lost where the model misses a cost: in 1 × 2
+// clusters at 128 tokens (128-row tiles, 2-11 % slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs
+// multiply only zeros) and with shares of 16 k blocks (the fix-up outweighs them), so those are no candidates.
+// `only_tiling` (an index of few_tiles_tiling) restricts the plan to that tiling wherever it fits, for measuring one
+// against the others.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1) {
   const int k_blocks = (k + 63) / 64;
   const bool few_wide_tiles = cluster_cta_tiles(m, n, 2, 1) / 2 < 2LL * clusters;
@@ -147,6 +168,17 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
         choice = plan.cycles;
       }
+      // In 2 × 1 clusters with no CTA wholly below M, at most half as many tiles as clusters, shares of at least twice
+      // the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
+      const bool even_candidate = !along_n && tiles_m % 2 == 0 &&
+                                  2 * plan.cluster_tiles <= clusters &&
+                                  k_blocks / (clusters / plan.cluster_tiles) >= 2 * StreamKSchedule::kMinEvenShareBlocks;
+      const double even =
+          even_candidate ? even_split_cycles(plan.cluster_tiles, k_blocks, clusters, plan.block_n, block_cycles) : 0;
+      if (even > 0 && even < choice) {
+        plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, clusters);
+        plan.cycles = choice = even;
+      }
       plan.schedule_cycles = choice;
       const bool same_tiling = best.block_m == plan.block_m && best.block_n == plan.block_n;
       if (best.cluster_tiles == 0 || choice < best_choice || (along_n && same_tiling && choice <= best_choice)) {
@@ -156,14 +188,12 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       }
     }
   }
-  // At most half as many tiles as clusters: every tile in equal shares, where a share keeps enough k blocks.
-  if (best.cluster_tiles > 0 && 2 * best.cluster_tiles <= clusters &&
-      k_blocks / (clusters / best.cluster_tiles) >= StreamKSchedule::kMinEvenShareBlocks) {
-    const double block_cycles = best_block_cycles;
+  // The pick itself, where its tiles are at most half the clusters: in equal shares, whatever its other schedule
+  // (measured ahead of whole tiles and of a split over every cluster wherever it applies).
+  const double even = even_split_cycles(best.cluster_tiles, k_blocks, clusters, best.block_n, best_block_cycles);
+  if (even > 0) {
     best.schedule = StreamKSchedule::make_even_split(best.cluster_tiles, k_blocks, clusters);
-    const int shares = clusters / best.cluster_tiles;
-    best.cycles = kEvenSplitSlowdown * k_blocks / shares * block_cycles + kEvenSplitCycles + kCooperativeBoundaryCycles;
-    best.schedule_cycles = best.cycles;
+    best.cycles = best.schedule_cycles = even;
   }
   return best;
 }

@@ -111,11 +111,16 @@ TEST(PingPongChoice, FewTileFigures) {
   EXPECT_EQ(down.few_tiles_plan.cluster_tiles, 64);
   EXPECT_NEAR(down.few_tiles_plan.cycles, 224 * 609.28 + 3300, 1e-6);
   EXPECT_FALSE(down.pingpong);
-  // 256 × 4096 × 4096, 64 k blocks: 2 × 32 = 64 cluster tiles of 64 × 128, whole: 64 · 478.72 + 3300 = 33938.08,
-  // against 32 of 128 × 128 whole (42293.92) and 44 of 64 × 192 whole (41638.56).
+  // 256 × 4096 × 4096, 64 k blocks: 32 cluster tiles of 128 × 128, each in 2 equal shares on 64 clusters:
+  // 1.25 · 32 · 609.28 + 4800 + 3300 = 32471.2, against 64 of 64 × 128 whole (64 · 478.72 + 3300 = 33938.08), 44 of
+  // 64 × 192 whole (41638.56), 22 of 128 × 192 in 3 shares (1.25 · 64 / 3 · 798.72 + 1.5 · 4800 · 2 + 3300 = 38999.2)
+  // and 16 of 128 × 256 in 4 (1.25 · 16 · 1024 + 2 · 4800 · 3 + 3300 = 52580).
   const PingPongEstimate tokens256 = estimate_pingpong(256, 4096, 4096, kClusters);
-  EXPECT_EQ(tokens256.few_tiles_plan.block_m, 64);
-  EXPECT_NEAR(tokens256.few_tiles_plan.cycles, 64 * 478.72 + 3300, 1e-6);
+  EXPECT_EQ(tokens256.few_tiles_plan.block_m, 128);
+  EXPECT_EQ(tokens256.few_tiles_plan.block_n, 128);
+  EXPECT_EQ(tokens256.few_tiles_plan.cluster_tiles, 32);
+  EXPECT_EQ(tokens256.few_tiles_plan.schedule.workers, 64);
+  EXPECT_NEAR(tokens256.few_tiles_plan.cycles, 1.25 * 32 * 609.28 + 4800 + 3300, 1e-6);
   // 512 × 6144 × 4096: 2 × 32 = 64 cluster tiles of 128 × 192 (6144 = 32 · 192), whole: 64 · 798.72 + 3300 =
   // 54418.08, against 48 of 128 × 256 whole, 64 · 1024 + 3300 = 68836.
   const PingPongEstimate wide = estimate_pingpong(512, 6144, 4096, kClusters);
@@ -138,16 +143,19 @@ TEST(PingPongChoice, FewTileFigures) {
   // 128 × 4096 × 14336: 128 × 128 tiles in 1 × 2 clusters, 16 cluster tiles of 224 k blocks, split over all 66
   // clusters (1.1 · 3584 / W + 24 · 1024 / 609.28 + 5 W / 16 falls all the way to 66: 120.7 blocks, 73.5 k cycles),
   // ahead of 64 × 128 tiles split (32 cluster tiles, 181.1 blocks of 478.72: 86.7 k) and 128 × 192 ones (11 cluster
-  // tiles, 101.8 blocks of 798.72: 81.3 k). Then, 16 tiles being at most half of 66 clusters and a quarter of 224 k
-  // blocks at least 16, the even split: 4 shares a tile on 64 clusters, 1.25 · 56 · 609.28 + 4800 + 3300 = 50749.6.
-  // Kernel 15.
+  // tiles, 101.8 blocks of 798.72: 81.3 k), with 3300 each: 76.8 k. Even splits, in 2 × 1 clusters only, where the
+  // tiles are at most half of 66 clusters and a share keeps 16 k blocks: 22 cluster tiles of 64 × 192 in 3 shares,
+  // 1.25 · 224 / 3 · 599.04 + 1.5 · 4800 · 2 + 3300 = 73610.4, ahead of the 1 × 2 split, of 32 tiles of 64 × 128 in 2
+  // shares (1.25 · 112 · 478.72 + 4800 + 3300 = 75120.8) and of 32 of 128 × 128 in 2 (half their CTAs below row 128:
+  // 1.25 · 112 · 609.28 + 4800 + 3300 = 93399.2). Kernel 15.
   const PingPongEstimate thin = estimate_pingpong(128, 4096, 14336, kClusters);
-  EXPECT_EQ(thin.few_tiles_plan.block_n, 128);
-  EXPECT_TRUE(thin.few_tiles_plan.cluster_along_n);
-  EXPECT_EQ(thin.few_tiles_plan.cluster_tiles, 16);
-  EXPECT_EQ(thin.few_tiles_plan.schedule.workers, 64);
+  EXPECT_EQ(thin.few_tiles_plan.block_m, 64);
+  EXPECT_EQ(thin.few_tiles_plan.block_n, 192);
+  EXPECT_FALSE(thin.few_tiles_plan.cluster_along_n);
+  EXPECT_EQ(thin.few_tiles_plan.cluster_tiles, 22);
+  EXPECT_EQ(thin.few_tiles_plan.schedule.workers, 66);
   EXPECT_EQ(thin.few_tiles_plan.schedule.whole_tiles, 0);
-  EXPECT_NEAR(thin.few_tiles_plan.cycles, 1.25 * 56 * 609.28 + 4800 + 3300, 1e-6);
+  EXPECT_NEAR(thin.few_tiles_plan.cycles, 1.25 * 224 / 3 * 599.04 + 1.5 * 4800 * 2 + 3300, 1e-6);
   EXPECT_FALSE(thin.pingpong);
   // 2048³: 64 cluster tiles of 128 × 256 whole (32 · 1024 + 3300 = 36068), against two rounds of 128 cluster tiles of
   // 128 × 128 on 64 clusters, 64 · 609.28 + 2 · 3300 = 45593.92, or of 88 of 128 × 192 on 44, 64 · 798.72 + 6600.
@@ -207,11 +215,22 @@ TEST(PingPongChoice, SplitLastRoundByItsSchedule) {
   EXPECT_FALSE(whole.pingpong);
 }
 
-// Tiles at most half the clusters: every tile split into ⌊clusters / tiles⌋ equal shares, where a share keeps 16 k
-// blocks (StreamKSchedule::kMinEvenShareBlocks); a share's k block costs 1.25 times a whole tile's, plus 4800 cycles.
+// Tiles at most half the clusters: every tile split into S = ⌊clusters / tiles⌋ equal shares, where a share keeps 16 k
+// blocks (StreamKSchedule::kMinEvenShareBlocks), a candidate of each tiling in 2 × 1 clusters, and the plan's pick split
+// so whatever its orientation; a share's k block costs 1.25 times a whole tile's, and the fix-up 4800 cycles for each
+// of the S - 1 partials, per 64 × 128 partial of a consumer warpgroup.
 TEST(PingPongChoice, EvenSplits) {
+  // even_split_cycles by hand: 12 tiles of 64 × 128, 140 k blocks, 5 shares on 60 of 66 clusters:
+  // 1.25 · 28 · 478.72 + 4800 · 4 + 3300 = 39255.2; 16 tiles of 128 × 256, 64 k blocks, 4 shares:
+  // 1.25 · 16 · 1024 + 4800 · 2 · 3 + 3300 = 52580; none for 34 tiles (more than half of 66) or shares of 15 k blocks.
+  EXPECT_NEAR(even_split_cycles(12, 140, kClusters, 128, 478.72), 1.25 * 28 * 478.72 + 4800 * 4 + 3300, 1e-6);
+  EXPECT_NEAR(even_split_cycles(16, 64, kClusters, 256, 1024), 1.25 * 16 * 1024 + 4800 * 2 * 3 + 3300, 1e-6);
+  EXPECT_EQ(even_split_cycles(34, 4096, kClusters, 128, 478.72), 0);
+  EXPECT_EQ(even_split_cycles(16, 4 * 15 + 3, kClusters, 128, 478.72), 0);
+  EXPECT_GT(even_split_cycles(16, 4 * 16, kClusters, 128, 478.72), 0);
   // 128 × 4096 × 4096: 32 cluster tiles of 64 × 128 (whole by make_few_tiles), 2 shares of 32 k blocks on 64
-  // clusters: 1.25 · 32 · 478.72 + 4800 + 3300 = 27248.8.
+  // clusters: 1.25 · 32 · 478.72 + 4800 + 3300 = 27248.8, ahead of 16 of 128 × 128 (1 × 2 clusters) in 4 shares,
+  // 1.25 · 16 · 609.28 + 4800 · 3 + 3300 = 29885.6.
   const FewTilesPlan square = plan_few_tiles(128, 4096, 4096, kClusters);
   EXPECT_EQ(square.block_m, 64);
   EXPECT_EQ(square.cluster_tiles, 32);
@@ -225,10 +244,33 @@ TEST(PingPongChoice, EvenSplits) {
   const FewTilesPlan short_k = plan_few_tiles(128, 4096, 1024, kClusters);
   EXPECT_EQ(short_k.cluster_tiles, 32);
   EXPECT_FALSE(short_k.schedule.splits());
-  // 48 cluster tiles (128 × 6144 × 4096) are more than half of 66: make_few_tiles's schedule, whole.
+  // 128 × 6144 × 4096: 48 cluster tiles of 64 × 128 are more than half of 66, whole (64 · 478.72 + 3300 = 33938.08),
+  // ahead of 32 of 64 × 192 in 2 shares (1.25 · 32 · 599.04 + 1.5 · 4800 + 3300 = 34461.6). (24 of 128 × 128 in 1 × 2
+  // clusters would cost 32471.2 split in two, but 1 × 2 clusters are no even-split candidates.)
   const FewTilesPlan wide = plan_few_tiles(128, 6144, 4096, kClusters);
+  EXPECT_EQ(wide.block_m, 64);
+  EXPECT_EQ(wide.block_n, 128);
   EXPECT_EQ(wide.cluster_tiles, 48);
   EXPECT_FALSE(wide.schedule.splits());
+  EXPECT_NEAR(wide.cycles, 64 * 478.72 + 3300, 1e-6);
+  // No even-split candidates with a CTA row wholly below M: at 320 × 1536 × 11008, 128-row tiles in 2 × 1 clusters
+  // make 3 tile rows in 2 cluster rows (16 cluster tiles of 128 × 192 would cost 1.25 · 43 · 798.72 +
+  // 1.5 · 4800 · 3 + 3300 = 67831.2); the pick is 18 of 128 × 128 in 1 × 2 clusters, split evenly in 3 on 54 clusters.
+  const FewTilesPlan ragged = plan_few_tiles(320, 1536, 11008, kClusters);
+  EXPECT_EQ(ragged.block_m, 128);
+  EXPECT_EQ(ragged.block_n, 128);
+  EXPECT_TRUE(ragged.cluster_along_n);
+  EXPECT_EQ(ragged.cluster_tiles, 18);
+  EXPECT_EQ(ragged.schedule.workers, 54);
+  // Nor with shares under 32 k blocks: at 192 × 2560 × 3072 (48 k blocks), 20 cluster tiles of 128 × 128 in 3 shares
+  // of 16 are no candidate; the pick, 30 of 64 × 128 in 1 × 2 clusters, is split in 2 (its shares of 24 allowed).
+  const FewTilesPlan short_shares = plan_few_tiles(192, 2560, 3072, kClusters);
+  EXPECT_EQ(short_shares.block_m, 64);
+  EXPECT_TRUE(short_shares.cluster_along_n);
+  EXPECT_EQ(short_shares.cluster_tiles, 30);
+  EXPECT_EQ(short_shares.schedule.workers, 60);
+  // 1024 × 1024 × 1024: 64 tiles of 64 × 128, whole; 32 of 128 × 128 would have shares of 8 k blocks, none.
+  EXPECT_FALSE(plan_few_tiles(1024, 1024, 1024, kClusters).schedule.splits());
 }
 
 }  // namespace
