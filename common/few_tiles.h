@@ -105,12 +105,13 @@ struct FewTilesPlan {
 };
 
 // The cycles of an even split of `cluster_tiles` tiles of k_blocks over `clusters` (kEvenSplitSlowdown's model), or 0
-// where kernel 15 takes none: more tiles than half the clusters, or shares shorter than kMinEvenShareBlocks.
+// where kernel 15 takes none: more tiles than half the clusters, or shares shorter than `min_share_blocks`.
 __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_blocks, int clusters, int block_n,
-                                                       double block_cycles) {
+                                                       double block_cycles,
+                                                       int min_share_blocks = StreamKSchedule::kMinEvenShareBlocks) {
   if (cluster_tiles <= 0 || 2 * cluster_tiles > clusters) return 0;
   const int shares = clusters / cluster_tiles;
-  if (k_blocks / shares < StreamKSchedule::kMinEvenShareBlocks) return 0;
+  if (k_blocks / shares < min_share_blocks) return 0;
   return kEvenSplitSlowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
          kCooperativeBoundaryCycles;
 }
@@ -170,11 +171,10 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       }
       // In 2 × 1 clusters with no CTA wholly below M, at most half as many tiles as clusters, shares of at least twice
       // the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
-      const bool even_candidate = !along_n && tiles_m % 2 == 0 &&
-                                  2 * plan.cluster_tiles <= clusters &&
-                                  k_blocks / (clusters / plan.cluster_tiles) >= 2 * StreamKSchedule::kMinEvenShareBlocks;
-      const double even =
-          even_candidate ? even_split_cycles(plan.cluster_tiles, k_blocks, clusters, plan.block_n, block_cycles) : 0;
+      const double even = !along_n && tiles_m % 2 == 0
+                              ? even_split_cycles(plan.cluster_tiles, k_blocks, clusters, plan.block_n, block_cycles,
+                                                  2 * StreamKSchedule::kMinEvenShareBlocks)
+                              : 0;
       if (even > 0 && even < choice) {
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, clusters);
         plan.cycles = choice = even;
