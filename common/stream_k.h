@@ -153,6 +153,14 @@ struct StreamKSchedule {
     return {tiles, k_blocks, workers / tiles * tiles, 0};
   }
 
+  // The shares of each tile if every tile is split into the same number of them (two or more), as make_even_split
+  // builds it (so may make_few_tiles, when its workers are a multiple of the tiles); otherwise 0. Worker w then holds
+  // share w % shares of tile w / shares, one run of its k blocks, and kernel 15 adds the shares' sums slice by slice
+  // (each share one slice of the tile's columns) instead of through an owner.
+  __host__ __device__ int even_shares() const {
+    return whole_tiles == 0 && tiles > 0 && workers > tiles && workers % tiles == 0 ? workers / tiles : 0;
+  }
+
   // A worker's time in k blocks under make_few_tiles's schedule, for fewer tiles than workers.
   __host__ __device__ double few_tiles_blocks(double block_cycles = 1024) const {
     return splits() ? split_blocks(tiles, k_blocks, workers, block_cycles) : k_blocks;
@@ -237,6 +245,16 @@ struct StreamKSchedule {
   }
 };
 
+// The slice of a tile split evenly that share `share` of `shares` adds and stores in kernel 15: its 8-column chunks
+// [begin, end) of the tile's `chunks`, as even as they divide (a share of more than `chunks` shares may get none).
+struct ChunkSlice {
+  int begin = 0;
+  int end = 0;
+};
+__host__ __device__ constexpr ChunkSlice even_share_slice(int share, int shares, int chunks) {
+  return {share * chunks / shares, (share + 1) * chunks / shares};
+}
+
 // ---- device side: the partial sums' round trip ------------------------------------------------------------
 #ifdef __CUDACC__  // not for the host compiler of the host tests
 
@@ -259,21 +277,27 @@ __device__ __forceinline__ void flag_wait_acquire(const uint32_t* flag, uint32_t
 // thread-fastest in groups of four (float4 j of thread t at [j · threads + t]): the owner's threads hold the
 // same fragments as the contributor's, so no layout is needed beyond "same thread, same register", and each
 // warp's accesses are 512 contiguous bytes. Loads bypass L1 (ld.global.cg): the slot was written by another
-// SM.
+// SM. In a wgmma accumulator float4 j is the thread's part of 8-column chunk j (common/fragment_layout.h), so a
+// slice of a tile's columns is a range of j: store_partial leaves out the chunks [skip_begin, skip_end), which
+// the writer adds itself, and add_partial adds only the chunks [first, end).
 template <int kCount>
-__device__ __forceinline__ void store_partial(const float (&acc)[kCount], float* slot, int thread, int threads) {
+__device__ __forceinline__ void store_partial(const float (&acc)[kCount], float* slot, int thread, int threads,
+                                              int skip_begin = 0, int skip_end = 0) {
   static_assert(kCount % 4 == 0);
   float4* out = reinterpret_cast<float4*>(slot);
 #pragma unroll
   for (int j = 0; j < kCount / 4; ++j)
-    out[j * threads + thread] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+    if (j < skip_begin || j >= skip_end)
+      out[j * threads + thread] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
 }
 
 template <int kCount>
-__device__ __forceinline__ void add_partial(float (&acc)[kCount], const float* slot, int thread, int threads) {
+__device__ __forceinline__ void add_partial(float (&acc)[kCount], const float* slot, int thread, int threads,
+                                            int first = 0, int end = kCount / 4) {
   const float4* in = reinterpret_cast<const float4*>(slot);
 #pragma unroll
   for (int j = 0; j < kCount / 4; ++j) {
+    if (j < first || j >= end) continue;
     const float4 partial = __ldcg(in + j * threads + thread);
     acc[4 * j] += partial.x;
     acc[4 * j + 1] += partial.y;

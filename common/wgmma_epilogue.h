@@ -22,10 +22,12 @@ namespace gemm {
 // registers 4j + 2h and 4j + 2h + 1, 4 bytes): N must be even, so that a pair never straddles the right edge
 // and stays 4-byte aligned. The kernels that call this (03-07) accept only N % 8 == 0, the ladder's shared rule
 // for its TMA kernels (kTmaAligned), which TMA itself needs for N only where C is stored through a tensor map
-// (kernel 08 on).
+// (kernel 08 on). Kernel 15 stores only the 8-column chunks [first_chunk, end_chunk) of a tile split evenly, the
+// slice its share added.
 template <int kN>
 __device__ __forceinline__ void store_accumulators_m64(const float (&acc)[kN / 2], bf16* c, int M, int N,
-                                                       int first_row, int first_col) {
+                                                       int first_row, int first_col, int first_chunk = 0,
+                                                       int end_chunk = kN / 8) {
   const int warp_in_group = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
 #pragma unroll
@@ -35,6 +37,7 @@ __device__ __forceinline__ void store_accumulators_m64(const float (&acc)[kN / 2
     bf16* out_row = c + static_cast<size_t>(row) * N;
 #pragma unroll
     for (int chunk = 0; chunk < kN / 8; ++chunk) {
+      if (chunk < first_chunk || chunk >= end_chunk) continue;
       const int col = first_col + wgmma_m64_accumulator(warp_in_group, lane, 4 * chunk + 2 * half).col;
       if (col < N)
         *reinterpret_cast<__nv_bfloat162*>(out_row + col) =

@@ -197,6 +197,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       return (slot * kClusterSize + static_cast<int>(rank)) * kConsumers + consumer;
     };
     const int consumer_thread = threadIdx.x % kWarpgroupThreads;
+    const int even_shares = schedule.even_shares();  // 0 unless every tile is split into as many shares
+    // Tiles split evenly in three shares or more add by slices (below). Two shares keep the owner's fix-up, which
+    // measured as fast there, and so do 128 × 256 tiles, whose 128 accumulators leave the slices' adds no registers.
+    constexpr bool kSlices = kBlockN < 256;
+    constexpr int kMinSliceShares = 3;
+    constexpr int kChunks = kBlockN / 8;  // a tile's 8-column chunks: a thread's float4 j of the workspace is chunk j
     float acc[T::kAccumulators];  // written by each unit's first wgmma (scale-d = 0): no clearing
     PipelineState<kStages> read, release;
     // Send store round `round` of C through this warpgroup's buffer (common/wgmma_epilogue.h); `stage` writes it there.
@@ -245,6 +251,36 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       release_stage(release.stage);
       release.advance();
       wgmma_fence_operands(acc);
+      const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + consumer * kWgmmaM;
+      const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
+      if (kSlices && even_shares >= kMinSliceShares) {
+        // A tile split evenly: its shares (workers tile · shares, ...) each add and store one slice of the tile's
+        // 8-column chunks, so each writes and reads (shares − 1) / shares of a tile's sums, where an owner would read
+        // all of them, one partial after another. The rest of the tile goes to this worker's slot, its flag is raised,
+        // and the other shares' sums of this slice are added once their flags are.
+        const ChunkSlice slice = even_share_slice(worker % even_shares, even_shares, kChunks);
+        const int first_share = worker - worker % even_shares;
+#ifdef GEMM_TEST_LATE_PARTIALS  // the GPU tests' builds only: all but a tile's first share write ~0.2 ms late
+        if (worker != first_share)
+          for (int spin = 0; spin < 200; ++spin) __nanosleep(1000);
+#endif
+        store_partial(acc, partials + slot_of(worker) * kPartialFloats, consumer_thread, kWarpgroupThreads,
+                      slice.begin, slice.end);
+        named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // every thread's part is written ...
+        if (store_leader) flag_store_release(&partial_flags[slot_of(worker)], launch_epoch);  // ... then the flag
+        for (int other = first_share; other < first_share + even_shares; ++other) {
+          if (other == worker) continue;
+          const int slot = slot_of(other);
+#ifndef GEMM_TEST_UNWAITED_PARTIALS  // a GPU test's build leaves the wait out: a share adds what is not yet there
+          if (store_leader) flag_wait_acquire(&partial_flags[slot], launch_epoch);
+#endif
+          named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // the leader saw the flag: all may read
+          add_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads, slice.begin,
+                      slice.end);
+        }
+        store_accumulators_m64<kBlockN>(acc, problem.c, problem.m, problem.n, row, col, slice.begin, slice.end);
+        continue;
+      }
       if (unit.is_partial()) {  // the tile's owner adds these sums: to the workspace, then raise the flag
         const int slot = slot_of(schedule.partial_slot(worker, unit));
 #ifdef GEMM_TEST_LATE_PARTIALS  // the GPU tests' builds only (tests/CMakeLists.txt): partials written ~0.2 ms late
@@ -268,8 +304,6 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           add_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads);
         }
       }
-      const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + consumer * kWgmmaM;
-      const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
 #pragma unroll
       for (int round = 0; round < kStoreRounds - 1; ++round)
         store_round(round, row, col, [&] { stage_accumulators_m64(acc, smem.c[consumer], round * kChunksPerRound); });

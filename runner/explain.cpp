@@ -59,8 +59,8 @@ std::string explain_shape(const Shape& shape, int clusters) {
     line << "15 few_tiles  " << plan.block_m << "x" << plan.block_n << " tiles, "
          << (plan.cluster_along_n ? "1x2" : "2x1") << " clusters: " << plan.cluster_tiles << " cluster tiles";
     if (plan.cluster_tiles < clusters) {
-      if (schedule.splits() && schedule.workers % plan.cluster_tiles == 0)
-        line << " of " << plan.k_blocks << " k blocks, each split along K in " << schedule.workers / plan.cluster_tiles
+      if (schedule.even_shares() > 0)
+        line << " of " << plan.k_blocks << " k blocks, each split along K in " << schedule.even_shares()
              << " equal shares over " << schedule.workers << " clusters";
       else if (schedule.splits())
         line << " of " << plan.k_blocks << " k blocks split along K over " << schedule.workers << " clusters";

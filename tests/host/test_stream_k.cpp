@@ -355,6 +355,7 @@ TEST(FewTiles, EvenSplitSharesAreOneRunOfOneTile) {
         SCOPED_TRACE(testing::Message() << tiles << " tiles, " << k_blocks << " k blocks, " << workers << " workers");
         const int shares = workers / tiles;
         EXPECT_EQ(schedule.workers, shares * tiles);
+        EXPECT_EQ(schedule.even_shares(), shares);
         EXPECT_EQ(schedule.whole_tiles, 0);
         EXPECT_TRUE(schedule.splits());
         check_schedule(schedule);
@@ -380,6 +381,41 @@ TEST(FewTiles, EvenSplitSharesAreOneRunOfOneTile) {
   EXPECT_EQ(fifth[0].k_end, 112);
   EXPECT_TRUE(thin.contributes_to(5, 1));
   EXPECT_EQ(thin.contributors_end(4, 1), 8);
+}
+
+// even_shares() names the even splits, whoever built them, and nothing else: whole tiles, the hybrid's split last
+// round, and splits over workers that are not a multiple of the tiles (shares that straddle two tiles) give 0.
+TEST(FewTiles, EvenSharesOnlyForEvenSplits) {
+  EXPECT_EQ(StreamKSchedule::make_even_split(22, 224, 66).even_shares(), 3);
+  EXPECT_EQ((StreamKSchedule{22, 224, 66, 0}).even_shares(), 3);  // a split over 3 × 22 workers is one too
+  EXPECT_EQ((StreamKSchedule{32, 224, 66, 0}).even_shares(), 0);  // 66 workers on 32 tiles: shares straddle tiles
+  EXPECT_EQ((StreamKSchedule{32, 64, 32, 32}).even_shares(), 0);  // whole tiles, one a worker
+  EXPECT_EQ((StreamKSchedule{32, 64, 64, 32}).even_shares(), 0);  // whole tiles on half the workers
+  EXPECT_EQ(StreamKSchedule::make(1024, 128, 66).even_shares(), 0);  // the hybrid: whole rounds, the last split
+  EXPECT_EQ(StreamKSchedule::make(1024, 128, 66).splits(), true);
+  EXPECT_EQ((StreamKSchedule{0, 64, 66, 0}).even_shares(), 0);
+}
+
+// The slices of an evenly split tile's 8-column chunks: disjoint, in order, covering every chunk, sizes within one.
+TEST(FewTiles, EvenShareSlicesCoverTheTileOnce) {
+  for (int chunks : {16, 24, 32})
+    for (int shares = 2; shares <= 40; ++shares) {
+      SCOPED_TRACE(testing::Message() << chunks << " chunks, " << shares << " shares");
+      int next = 0;
+      for (int share = 0; share < shares; ++share) {
+        const ChunkSlice slice = even_share_slice(share, shares, chunks);
+        EXPECT_EQ(slice.begin, next);
+        EXPECT_GE(slice.end - slice.begin, chunks / shares);
+        EXPECT_LE(slice.end - slice.begin, (chunks + shares - 1) / shares);
+        next = slice.end;
+      }
+      EXPECT_EQ(next, chunks);
+    }
+  // By hand: 24 chunks (a 192-wide tile) in 5 shares: 4, 5, 5, 5, 5 chunks.
+  EXPECT_EQ(even_share_slice(0, 5, 24).end, 4);
+  EXPECT_EQ(even_share_slice(1, 5, 24).begin, 4);
+  EXPECT_EQ(even_share_slice(1, 5, 24).end, 9);
+  EXPECT_EQ(even_share_slice(4, 5, 24).begin, 19);
 }
 
 // The cost model's figures, worked by hand: split_blocks(T, k, W) = 1.1 · T · k / W + 24 + 5 · W / T for 1024-cycle
