@@ -10,9 +10,11 @@
 //    (one consumer warpgroup), where the plan's model puts them ahead. The tile is a template parameter (Tiling): the
 //    wgmma's N is its width, the stages as many as fit in 200 KB. cuBLAS runs such tiles on such shapes.
 // 2. All resident clusters are launched, and when the tiles are fewer than the clusters and a split pays, every tile is
-//    split along K over them (common/stream_k.h, make_few_tiles): each cluster gets the same number of k blocks, the
-//    tail of one tile and the head of the next, and a tile's owner (the cluster with its first k block) adds the
-//    others' partial sums, through the L2, before it writes C. Kernel 11 split only the last round; here the last round
+//    split along K (common/stream_k.h): over all of them (make_few_tiles: each cluster gets the same number of k
+//    blocks, the tail of one tile and the head of the next) or, where the tiles are at most half the clusters, into
+//    equal shares of one tile each (make_even_split). A tile's owner (the cluster with its first k block) adds the
+//    others' partial sums, through the L2, before it writes C; in an even split of three shares or more, each share
+//    instead adds and stores one slice of the tile's columns. Kernel 11 split only the last round; here the last round
 //    is the only one. A split costs a second tile boundary and a partial's round trip through the L2, and an owner adds
 //    its tile's partials one after another, so a cost model picks how many clusters share the work, and leaves the
 //    tiles whole where no split pays (2048³: 64 cluster tiles on 66 clusters).
