@@ -392,7 +392,7 @@ TEST(FewTiles, EvenSharesOnlyForEvenSplits) {
   EXPECT_EQ((StreamKSchedule{32, 64, 32, 32}).even_shares(), 0);  // whole tiles, one a worker
   EXPECT_EQ((StreamKSchedule{32, 64, 64, 32}).even_shares(), 0);  // whole tiles on half the workers
   EXPECT_EQ(StreamKSchedule::make(1024, 128, 66).even_shares(), 0);  // the hybrid: whole rounds, the last split
-  EXPECT_EQ(StreamKSchedule::make(1024, 128, 66).splits(), true);
+  EXPECT_TRUE(StreamKSchedule::make(1024, 128, 66).splits());
   EXPECT_EQ((StreamKSchedule{0, 64, 66, 0}).even_shares(), 0);
 }
 
