@@ -110,7 +110,7 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
                                                        double block_cycles,
                                                        int min_share_blocks = StreamKSchedule::kMinEvenShareBlocks) {
   if (cluster_tiles <= 0 || 2 * cluster_tiles > clusters) return 0;
-  const int shares = clusters / cluster_tiles;
+  const int shares = StreamKSchedule::make_even_split(cluster_tiles, k_blocks, clusters).even_shares();
   if (k_blocks / shares < min_share_blocks) return 0;
   return kEvenSplitSlowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
          kCooperativeBoundaryCycles;

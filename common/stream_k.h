@@ -157,7 +157,7 @@ struct StreamKSchedule {
   // builds it (so may make_few_tiles, when its workers are a multiple of the tiles); otherwise 0. Worker w then holds
   // share w % shares of tile w / shares, one run of its k blocks, and kernel 15 adds the shares' sums slice by slice
   // (each share one slice of the tile's columns) instead of through an owner.
-  __host__ __device__ int even_shares() const {
+  __host__ __device__ constexpr int even_shares() const {
     return whole_tiles == 0 && tiles > 0 && workers > tiles && workers % tiles == 0 ? workers / tiles : 0;
   }
 

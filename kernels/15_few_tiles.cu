@@ -206,6 +206,21 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     constexpr int kMinSliceShares = 3;
     constexpr int kChunks = kBlockN / 8;  // a tile's 8-column chunks: a thread's float4 j of the workspace is chunk j
     float acc[T::kAccumulators];  // written by each unit's first wgmma (scale-d = 0): no clearing
+    // The partial sums' round trip through the L2 (common/stream_k.h): this warpgroup's sums to workspace slot `slot`,
+    // but for its chunks [skip_begin, skip_end), then the slot's flag; and the sums in slot `slot`, chunks
+    // [first, end), added to this warpgroup's once that flag is raised.
+    const auto write_partial = [&](int slot, int skip_begin, int skip_end) {
+      store_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads, skip_begin, skip_end);
+      named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // every thread's part is written ...
+      if (store_leader) flag_store_release(&partial_flags[slot], launch_epoch);  // ... then the flag
+    };
+    const auto add_flagged_partial = [&](int slot, int first, int end) {
+#ifndef GEMM_TEST_UNWAITED_PARTIALS  // a GPU test's build leaves the wait out: the reader adds what is not yet there
+      if (store_leader) flag_wait_acquire(&partial_flags[slot], launch_epoch);
+#endif
+      named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // the leader saw the flag: all may read
+      add_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads, first, end);
+    };
     PipelineState<kStages> read, release;
     // Send store round `round` of C through this warpgroup's buffer (common/wgmma_epilogue.h); `stage` writes it there.
     const auto store_round = [&](int round, int row, int col, const auto& stage) {
@@ -266,20 +281,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         if (worker != first_share)
           for (int spin = 0; spin < 200; ++spin) __nanosleep(1000);
 #endif
-        store_partial(acc, partials + slot_of(worker) * kPartialFloats, consumer_thread, kWarpgroupThreads,
-                      slice.begin, slice.end);
-        named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // every thread's part is written ...
-        if (store_leader) flag_store_release(&partial_flags[slot_of(worker)], launch_epoch);  // ... then the flag
-        for (int other = first_share; other < first_share + even_shares; ++other) {
-          if (other == worker) continue;
-          const int slot = slot_of(other);
-#ifndef GEMM_TEST_UNWAITED_PARTIALS  // a GPU test's build leaves the wait out: a share adds what is not yet there
-          if (store_leader) flag_wait_acquire(&partial_flags[slot], launch_epoch);
-#endif
-          named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // the leader saw the flag: all may read
-          add_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads, slice.begin,
-                      slice.end);
-        }
+        write_partial(slot_of(worker), slice.begin, slice.end);
+        for (int other = first_share; other < first_share + even_shares; ++other)
+          if (other != worker) add_flagged_partial(slot_of(other), slice.begin, slice.end);
         store_accumulators_m64<kBlockN>(acc, problem.c, problem.m, problem.n, row, col, slice.begin, slice.end);
         continue;
       }
@@ -288,22 +292,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #ifdef GEMM_TEST_LATE_PARTIALS  // the GPU tests' builds only (tests/CMakeLists.txt): partials written ~0.2 ms late
         for (int spin = 0; spin < 200; ++spin) __nanosleep(1000);
 #endif
-        store_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads);
-        named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // every thread's part is written ...
-        if (store_leader) flag_store_release(&partial_flags[slot], launch_epoch);  // ... then the flag
+        write_partial(slot, 0, 0);
         continue;
       }
       // The owner of a split tile: add the partials of the workers holding the rest of its k blocks.
       if (unit.k_end < schedule.k_blocks) {
         const int contributors_end = schedule.contributors_end(worker, unit.tile);
         for (int contributor = worker + 1; contributor < contributors_end; ++contributor) {
-          if (!schedule.contributes_to(contributor, unit.tile)) continue;
-          const int slot = slot_of(contributor);
-#ifndef GEMM_TEST_UNWAITED_PARTIALS  // a GPU test's build leaves the wait out: the owner adds what is not yet there
-          if (store_leader) flag_wait_acquire(&partial_flags[slot], launch_epoch);
-#endif
-          named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // the leader saw the flag: all may read
-          add_partial(acc, partials + slot * kPartialFloats, consumer_thread, kWarpgroupThreads);
+          if (schedule.contributes_to(contributor, unit.tile)) add_flagged_partial(slot_of(contributor), 0, kChunks);
         }
       }
 #pragma unroll
