@@ -3,9 +3,9 @@
 // `gemm explain` ask it too.
 //
 // Three choices, each host-tested:
-// - Tiling. Kernel 13's 128 × 256 tiles, or 128 × 192, 128 × 160, 128 × 128, 128 × 96, 64 × 192, 64 × 128 ones
-//   (few_tiles_tiling): more tiles, each shorter. Each tiling's k block costs its multiply-adds at the tensor rate times
-//   a factor measured on an H200, more for narrow tiles and most for 64-row ones (one consumer warpgroup).
+// - Tiling. Kernel 13's 128 × 256 tiles, or 128 × 192, 128 × 128, 64 × 192, 64 × 128 ones (few_tiles_tiling): more
+//   tiles, each shorter. Each tiling's k block costs its multiply-adds at the tensor rate times a factor measured on an
+//   H200, more for narrow tiles and most for 64-row ones (one consumer warpgroup).
 // - Cluster orientation. A 2 × 1 cluster (two CTAs along M, sharing B) covers two tile heights of C, a 1 × 2 cluster
 //   (along N, sharing A) two tile widths; where M or N is not a multiple of that, the last cluster row or column has a
 //   CTA tile wholly outside C, which multiplies the zeros TMA fills in and stores nothing. With 128 tokens (M = 128)
@@ -34,13 +34,6 @@ constexpr double kNarrowBlockCycles = 512 * 1.19;
 constexpr double kBlock192Cycles = 768 * 1.04;
 constexpr double kOneConsumer192Cycles = 384 * 1.56;
 constexpr double kOneConsumer128Cycles = 256 * 1.87;
-// 128 × 160 and 128 × 96 tiles came later, for widths the others leave SMs idle on (6144 = 64 × 96 columns fills 128
-// SMs at 256 tokens, 10240 = 64 × 160). Their factors are not from that fit but from what it suggests: the four
-// tilings above that run below the tensor rate took their k blocks at about the time their operand bytes,
-// (block_m + block_n) × 128 a k block, take to arrive at 53 bytes a cycle an SM (51-55 for each; an inference, that
-// what an SM can have delivered limits them). At that rate 128 × 160 takes 1.09 times its tensor cycles, 128 × 96 1.41.
-constexpr double kBlock160Cycles = 640 * 1.09;
-constexpr double kBlock96Cycles = 384 * 1.41;
 // An even split (StreamKSchedule::make_even_split) in S shares: a share's k blocks take kEvenSplitSlowdown times a whole
 // tile's, and the fix-up kEvenSplitCycles for each of the S - 1 partials an owner adds, per 64 × 128 partial of a
 // consumer warpgroup (the consumers add theirs side by side; a 64 × 256 one costs twice as much). Fitted on an H200 to
@@ -58,20 +51,16 @@ struct FewTilesTiling {
   int block_n = 256;
   double block_cycles = 1024;
 };
-constexpr int kFewTilesTilings = 7;
+constexpr int kFewTilesTilings = 5;
 __host__ __device__ constexpr FewTilesTiling few_tiles_tiling(int index) {
   switch (index) {
     case 0: return {128, 256, 1024};
     case 1: return {128, 192, kBlock192Cycles};
-    case 2: return {128, 160, kBlock160Cycles};
-    case 3: return {128, 128, kNarrowBlockCycles};
-    case 4: return {128, 96, kBlock96Cycles};
-    case 5: return {64, 192, kOneConsumer192Cycles};
+    case 2: return {128, 128, kNarrowBlockCycles};
+    case 3: return {64, 192, kOneConsumer192Cycles};
     default: return {64, 128, kOneConsumer128Cycles};
   }
 }
-// The plan's tilings as a set, a bit per index of few_tiles_tiling.
-constexpr unsigned kAllFewTilesTilings = (1u << kFewTilesTilings) - 1;
 
 // CTA tiles (block_m × block_n) an m × n problem computes in clusters of cluster_m × cluster_n CTAs, those outside C
 // included.
@@ -138,17 +127,16 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
 // only (docs/log/15_few_tiles.md, section 10), even-split candidates lost where the model misses a cost: in 1 × 2
 // clusters at 128 tokens (128-row tiles, 2-11 % slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs
 // multiply only zeros) and with shares of 16 k blocks (the fix-up outweighs them), so those are no candidates.
-// `tilings` (a bit per index of few_tiles_tiling) restricts the plan to those tilings, for measuring some against the
-// others; without kernel 13's 128 × 256 among them, the others are taken wherever they fit, however many the tiles.
-__host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters,
-                                                          unsigned tilings = kAllFewTilesTilings) {
+// `only_tiling` (an index of few_tiles_tiling) restricts the plan to that tiling wherever it fits, for measuring one
+// against the others.
+__host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1) {
   const int k_blocks = (k + 63) / 64;
   const bool few_wide_tiles = cluster_cta_tiles(m, n, 2, 1) / 2 < 2LL * clusters;
   FewTilesPlan best;
   double best_choice = 0;  // what the candidates are compared by
   double best_block_cycles = 1024;
   for (int index = 0; index < kFewTilesTilings; ++index) {
-    if (!(tilings >> index & 1u)) continue;
+    if (only_tiling >= 0 && index != only_tiling) continue;
     const FewTilesTiling tiling = few_tiles_tiling(index);
     const double block_cycles = tiling.block_cycles;
     for (int along_n = 0; along_n < 2; ++along_n) {
@@ -163,7 +151,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       const int cluster_m = along_n ? 1 : 2, cluster_n = along_n ? 2 : 1;
       const long long rows = (tiles_m + cluster_m - 1) / cluster_m, columns = (tiles_n + cluster_n - 1) / cluster_n;
       if (rows > 0xffff || columns > 0xffff) continue;  // the tile table's 16-bit coordinates (128 × 256: the rule's)
-      if (plan.narrow() && !few_wide_tiles && (tilings & 1u)) continue;
+      if (plan.narrow() && !few_wide_tiles && only_tiling < 0) continue;
       plan.cluster_tiles = static_cast<int>(rows * columns);
       plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, clusters, block_cycles);
       double choice = 0;

@@ -6,10 +6,9 @@
 // half-round is split. A plan per shape (common/few_tiles.h, plan_few_tiles, host-tested) keeps every SM busy where
 // 128 × 256 tiles make fewer than two rounds:
 //
-// 1. Narrower tiles: 128 × 192, 128 × 160, 128 × 128, 128 × 96 (two consumer warpgroups of 64 rows, as kernel 13),
-//    64 × 192 and 64 × 128 (one consumer warpgroup), where the plan's model puts them ahead. The tile is a template
-//    parameter (Tiling): the wgmma's N is its width, the stages as many as fit in 200 KB. cuBLAS runs such tiles on
-//    such shapes.
+// 1. Narrower tiles: 128 × 192, 128 × 128 (two consumer warpgroups of 64 rows, as kernel 13), 64 × 192 and 64 × 128
+//    (one consumer warpgroup), where the plan's model puts them ahead. The tile is a template parameter (Tiling): the
+//    wgmma's N is its width, the stages as many as fit in 200 KB. cuBLAS runs such tiles on such shapes.
 // 2. All resident clusters are launched, and when the tiles are fewer than the clusters and a split pays, every tile is
 //    split along K (common/stream_k.h): over all of them (make_few_tiles: each cluster gets the same number of k
 //    blocks, the tail of one tile and the head of the next) or, where the tiles are at most half the clusters, into
@@ -70,7 +69,7 @@ constexpr int kRowBytes = kBlockK * sizeof(bf16);
 constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest box a 128B-swizzled TMA takes
 
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
-// two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's) to 96,
+// two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128,
 // and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B) or 1 × 2 (along N, they
 // share A).
 template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_>
@@ -86,23 +85,19 @@ struct Tiling {
   static constexpr int kSliceRowsA = kBlockM / kClusterN;  // rows of A this CTA loads for its cluster row
   static constexpr int kSliceRowsB = kBlockN / kClusterM;  // rows of B this CTA loads for its cluster column
   static constexpr int kTileBytesB = kBlockN * kBlockK * sizeof(bf16);
-  // As many stages as fit in 200 KB: 4 × 48 KB (128 × 256), 5 × 40 KB (128 × 192), 5 × 36 KB (128 × 160), 6 × 32 KB,
-  // 7 × 28 KB (128 × 96), 8 × 24 KB (64 × 128).
+  // As many stages as fit in 200 KB: 4 × 48 KB (128 × 256), 5 × 40 KB (128 × 192), 6 × 32 KB, 8 × 24 KB (64 × 128).
   static constexpr int kStages = 200 * 1024 / (kTileBytesA + kTileBytesB);
   static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
   // The epilogue's staging: a consumer's 64 × kBlockN tile goes out in kStoreRounds rounds of kStoreBoxes boxes of
-  // 64 × 64 (two rounds of two boxes or one; 192 columns in three of one). Widths that are no multiple of a box (160,
-  // 96) are stored from the registers instead (store_accumulators_m64): a box would write past the tile.
-  static constexpr bool kStagedStore = kBlockN % kBoxCols == 0;
+  // 64 × 64 (two rounds of two boxes or one; 192 columns in three of one).
   static constexpr int kStoreRounds = kBlockN == 192 ? 3 : 2;
-  static constexpr int kStoreBoxes = kStagedStore ? kBlockN / kBoxCols / kStoreRounds : 1;
+  static constexpr int kStoreBoxes = kBlockN / kBoxCols / kStoreRounds;
   static constexpr int kChunksPerRound = kBlockN / 8 / kStoreRounds;  // 8-column accumulator chunks per round
   static constexpr int kPackedPerRound = 2 * kChunksPerRound;         // a round's accumulators as bf16 pairs
   static constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile
-  static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 160 || kBlockN == 128 || kBlockN == 96,
-                "wgmma m64n256k16, m64n192k16, m64n160k16, m64n128k16 or m64n96k16");
+  static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128, "wgmma m64n256k16, m64n192k16 or m64n128k16");
   static_assert(kBlockM == 128 || kBlockM == 64, "two consumer warpgroups or one");
-  static_assert(!kStagedStore || kBlockN % (kBoxCols * kStoreRounds) == 0);
+  static_assert(kBlockN % (kBoxCols * kStoreRounds) == 0);
   static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
   static_assert(kBlockM % (8 * kClusterN) == 0 && kBlockN % (8 * kClusterM) == 0,
                 "each multicast slice is a whole number of 8-row swizzle atoms");
@@ -237,9 +232,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     bool has_deferred = false;
     int deferred_row = 0, deferred_col = 0;
     const auto store_deferred = [&] {
-      if constexpr (T::kStagedStore)
-        store_round(kStoreRounds - 1, deferred_row, deferred_col,
-                    [&] { stage_packed_m64(deferred, smem.c[consumer]); });
+      store_round(kStoreRounds - 1, deferred_row, deferred_col, [&] { stage_packed_m64(deferred, smem.c[consumer]); });
       has_deferred = false;
     };
     for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
@@ -259,12 +252,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
             wgmma_m64n256k16(acc, descriptor_a, descriptor_b, accumulate);
           else if constexpr (kBlockN == 192)
             wgmma_m64n192k16(acc, descriptor_a, descriptor_b, accumulate);
-          else if constexpr (kBlockN == 160)
-            wgmma_m64n160k16(acc, descriptor_a, descriptor_b, accumulate);
-          else if constexpr (kBlockN == 128)
-            wgmma_m64n128k16(acc, descriptor_a, descriptor_b, accumulate);
           else
-            wgmma_m64n96k16(acc, descriptor_a, descriptor_b, accumulate);
+            wgmma_m64n128k16(acc, descriptor_a, descriptor_b, accumulate);
         }
         wgmma_commit_group();
         read.advance();
@@ -313,21 +302,16 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           if (schedule.contributes_to(contributor, unit.tile)) add_flagged_partial(slot_of(contributor), 0, kChunks);
         }
       }
-      if constexpr (T::kStagedStore) {
 #pragma unroll
-        for (int round = 0; round < kStoreRounds - 1; ++round)
-          store_round(round, row, col, [&] { stage_accumulators_m64(acc, smem.c[consumer], round * kChunksPerRound); });
-        pack_accumulator_chunks(acc, (kStoreRounds - 1) * kChunksPerRound, deferred);  // the last round waits
-        has_deferred = true;
-        deferred_row = row;
-        deferred_col = col;
-      } else {
-        store_accumulators_m64<kBlockN>(acc, problem.c, problem.m, problem.n, row, col);
-      }
+      for (int round = 0; round < kStoreRounds - 1; ++round)
+        store_round(round, row, col, [&] { stage_accumulators_m64(acc, smem.c[consumer], round * kChunksPerRound); });
+      pack_accumulator_chunks(acc, (kStoreRounds - 1) * kChunksPerRound, deferred);  // the last round waits
+      has_deferred = true;
+      deferred_row = row;
+      deferred_col = col;
     }
     if (has_deferred) store_deferred();
-    // The buffer must outlive the last store's read, and C be written.
-    if (T::kStagedStore && store_leader) tma_store_wait<0>();
+    if (store_leader) tma_store_wait<0>();  // the buffer must outlive the last store's read, and C be written
   }
   cluster_sync();  // a partner may still arrive on this CTA's barriers until it is done too
 #endif
@@ -420,13 +404,9 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
   const FewTilesPlan plan = plan_few_tiles(problem.m, problem.n, problem.k, clusters);
   if (plan.block_m == 64)
     return plan.block_n == 192 ? prepare_oriented<64, 192>(problem, plan) : prepare_oriented<64, 128>(problem, plan);
-  switch (plan.block_n) {
-    case 192: return prepare_oriented<128, 192>(problem, plan);
-    case 160: return prepare_oriented<128, 160>(problem, plan);
-    case 128: return prepare_oriented<128, 128>(problem, plan);
-    case 96: return prepare_oriented<128, 96>(problem, plan);
-    default: return prepare_oriented<128, 256>(problem, plan);
-  }
+  if (plan.block_n == 192) return prepare_oriented<128, 192>(problem, plan);
+  if (plan.block_n == 128) return prepare_oriented<128, 128>(problem, plan);
+  return prepare_oriented<128, 256>(problem, plan);
 }
 
 }  // namespace gemm
@@ -440,10 +420,6 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // sass: sm_90a TilingILi128ELi128ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi192ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi192ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi160ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x160x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi160ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x160x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi96ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x96x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi96ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x96x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi64ELi192ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi64ELi192ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi64ELi128ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU

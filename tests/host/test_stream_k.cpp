@@ -528,20 +528,20 @@ TEST(FewTiles, NarrowTilesOnlyBelowTwoRoundsOfWideOnes) {
 // in 64 × 192 tiles: 32 rows × 11 columns, 176 cluster tiles, three rounds (the last 44 whole: 22 idle clusters for
 // 32 k blocks is below the stream-K policy's threshold) on 59 clusters.
 TEST(FewTiles, OneTilingForced) {
-  const FewTilesPlan narrow = plan_few_tiles(2048, 2048, 2048, 66, 1u << 3);
+  const FewTilesPlan narrow = plan_few_tiles(2048, 2048, 2048, 66, 2);
   EXPECT_EQ(narrow.block_m, 128);
   EXPECT_EQ(narrow.block_n, 128);
   EXPECT_EQ(narrow.cluster_tiles, 128);
   EXPECT_EQ(narrow.schedule.workers, 64);
   EXPECT_FALSE(narrow.schedule.splits());
-  const FewTilesPlan short_rows = plan_few_tiles(2048, 2048, 2048, 66, 1u << 5);
+  const FewTilesPlan short_rows = plan_few_tiles(2048, 2048, 2048, 66, 3);
   EXPECT_EQ(short_rows.block_m, 64);
   EXPECT_EQ(short_rows.block_n, 192);
   EXPECT_EQ(short_rows.cluster_tiles, 176);
   EXPECT_EQ(short_rows.schedule.workers, 59);
   // Where 128 × 256 tiles make two rounds or more the plan itself takes no other tiling.
   EXPECT_FALSE(plan_few_tiles(4096, 4096, 4096, 66).narrow());
-  EXPECT_TRUE(plan_few_tiles(4096, 4096, 4096, 66, 1u << 6).narrow());
+  EXPECT_TRUE(plan_few_tiles(4096, 4096, 4096, 66, 4).narrow());
 }
 
 }  // namespace
