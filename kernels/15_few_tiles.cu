@@ -160,9 +160,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     fence_mbarrier_init_cluster();  // partners arrive on these barriers and multicast into this CTA
   }
   // No CTA of the cluster touches a partner before every barrier of the cluster exists: every thread arrives here and
-  // waits before it first does, the producer thread before its first multicast, the others at once.
+  // waits before it first does, the producer thread before its first multicast, the others once their warpgroup has
+  // its registers (setmaxnreg is .sync.aligned: a warp must reach it together).
   cluster_arrive();
-  if (threadIdx.x != 0) cluster_wait();
 
   if (warpgroup == 0) {
     // ---- producer: one thread issues this CTA's slices of every load of every tile ----
@@ -218,10 +218,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         if (unit.valid()) tile_entry = tile_order[unit.tile];
       }
       if (unicast_loads >= 0) cluster_wait();
+    } else {
+      cluster_wait();
     }
   } else {
     // ---- consumers: warpgroup c owns rows 64(c - 1) .. 64(c - 1) + 63 of each tile ----
     if constexpr (kConsumers == 2) setmaxnreg_inc<kConsumerRegisters>();
+    cluster_wait();
     const int consumer = warpgroup - 1;
     const bool warp_leader = threadIdx.x % 32 == 0;
     const bool store_leader = threadIdx.x % kWarpgroupThreads == 0;  // issues, commits and waits for the stores
