@@ -66,10 +66,6 @@ constexpr int kConsumerRegisters = 232;  // up to 128 accumulators + addressing;
 static_assert(setmaxnreg_budget_fits(kProducerRegisters, 2, kConsumerRegisters),
               "setmaxnreg hands out only the registers the CTA was launched with (common/setmaxnreg.h)");
 constexpr int kRowBytes = kBlockK * sizeof(bf16);
-// The producer's first loads, up to a ring of them, go out before the cluster barrier has been passed, each CTA loading
-// every slice of its tiles itself (no multicast: a partner's barriers may not exist yet), so that the first k blocks'
-// latency runs under the barrier instead of after it.
-constexpr int kUnicastFirstLoads = 8;
 constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest box a 128B-swizzled TMA takes
 
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
@@ -138,43 +134,28 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const uint32_t rank = cluster_cta_rank();
   const int rank_m = rank % kClusterM, rank_n = rank / kClusterM;  // this CTA's place in the cluster's block
-  // The CTAs sharing this CTA's A (its cluster row) and its B (its cluster column), as multicast masks; each role works
-  // them out itself (held from here to the consumers' releases, they spill in 128 × 192 tiles).
-  const auto cluster_masks = [&](uint16_t& row_mask, uint16_t& column_mask) {
-    row_mask = column_mask = 0;
-    for (int n = 0; n < kClusterN; ++n) row_mask |= 1u << (rank_m + kClusterM * n);
-    for (int m = 0; m < kClusterM; ++m) column_mask |= 1u << (m + kClusterM * rank_n);
-  };
+  // The CTAs sharing this CTA's A (its cluster row) and its B (its cluster column), as multicast masks.
+  uint16_t row_mask = 0, column_mask = 0;
+  for (int n = 0; n < kClusterN; ++n) row_mask |= 1u << (rank_m + kClusterM * n);
+  for (int m = 0; m < kClusterM; ++m) column_mask |= 1u << (m + kClusterM * rank_n);
+  const uint16_t stage_readers = row_mask | column_mask;
 
-  uint32_t tile_entry = 0;  // the producer's next tile, packed (tile_order)
   if (threadIdx.x == 0) {
-    // The producer's first tile entry, read before anything else: after the L2 flush of a timed launch it comes from
-    // DRAM, a wait the producer would otherwise add to its first load's. (The consumers need theirs only after a
-    // tile's k blocks.)
-    const WorkUnit first_unit = schedule.first(worker);
-    if (first_unit.valid()) tile_entry = tile_order[first_unit.tile];
     for (int stage = 0; stage < kStages; ++stage) {
       mbarrier_init(&smem.full[stage], 1);
       mbarrier_init(&smem.empty[stage], kStageReaders * kConsumers * 4);
     }
     fence_mbarrier_init_cluster();  // partners arrive on these barriers and multicast into this CTA
   }
-  // No CTA of the cluster touches a partner before every barrier of the cluster exists: every thread arrives here and
-  // waits before it first does, the producer thread before its first multicast, the others once their warpgroup has
-  // its registers (setmaxnreg is .sync.aligned: a warp must reach it together).
-  cluster_arrive();
+  cluster_sync();  // no CTA of the cluster touches a partner before every barrier of the cluster exists
 
   if (warpgroup == 0) {
     // ---- producer: one thread issues this CTA's slices of every load of every tile ----
     if constexpr (kConsumers == 2) setmaxnreg_dec<kProducerRegisters>();  // one consumer has registers to spare
     if (threadIdx.x == 0) {
-      uint16_t row_mask, column_mask;
-      cluster_masks(row_mask, column_mask);
       PipelineState<kStages> write;
-      // Loads left to go out before the partners are needed; -1 once the cluster barrier has been passed.
-      int unicast_loads = kUnicastFirstLoads < kStages ? kUnicastFirstLoads : kStages;
-      for (WorkUnit unit = schedule.first(worker); unit.valid();) {
-        const TileCoord cluster_tile = unpack_tile(tile_entry);
+      for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
+        const TileCoord cluster_tile = unpack_tile(tile_order[unit.tile]);
         const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
         const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
         const bool whole = unit.tile < schedule.whole_tiles;  // the split tiles' units go as they come
@@ -184,21 +165,6 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           const int k_block = schedule.k_block(unit, iteration);  // upwards in even rounds, downwards in odd ones
           mbarrier_wait(&smem.empty[write.stage], write.phase ^ 1);
           mbarrier_arrive_expect_tx(&smem.full[write.stage], kTileBytesA + kTileBytesB);
-          if (unicast_loads > 0) {  // this CTA's own copy of every slice, into its own stage
-            --unicast_loads;
-            for (int slice = 0; slice < kClusterN; ++slice)
-              tma_load_2d(smem.a[write.stage] + slice * kSliceRowsA * kBlockK, &map_a, &smem.full[write.stage],
-                          k_block * kBlockK, row + slice * kSliceRowsA);
-            for (int slice = 0; slice < kClusterM; ++slice)
-              tma_load_2d(smem.b[write.stage] + slice * kSliceRowsB * kBlockK, &map_b, &smem.full[write.stage],
-                          k_block * kBlockK, col + slice * kSliceRowsB);
-            write.advance();
-            continue;
-          }
-          if (unicast_loads == 0) {
-            cluster_wait();
-            unicast_loads = -1;
-          }
           bf16* slice_a = smem.a[write.stage] + rank_n * kSliceRowsA * kBlockK;
           bf16* slice_b = smem.b[write.stage] + rank_m * kSliceRowsB * kBlockK;
           if constexpr (kClusterN > 1)
@@ -214,24 +180,15 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           write.advance();
         }
         if (whole && round < schedule.full_rounds()) round_barrier.arrive();
-        unit = schedule.next(worker, unit);
-        if (unit.valid()) tile_entry = tile_order[unit.tile];
       }
-      if (unicast_loads >= 0) cluster_wait();
-    } else {
-      cluster_wait();
     }
   } else {
     // ---- consumers: warpgroup c owns rows 64(c - 1) .. 64(c - 1) + 63 of each tile ----
     if constexpr (kConsumers == 2) setmaxnreg_inc<kConsumerRegisters>();
-    cluster_wait();
     const int consumer = warpgroup - 1;
     const bool warp_leader = threadIdx.x % 32 == 0;
     const bool store_leader = threadIdx.x % kWarpgroupThreads == 0;  // issues, commits and waits for the stores
     const uint32_t consumer_barrier = 1 + consumer;  // named barrier of this warpgroup's 128 threads (0 is CTA-wide)
-    uint16_t row_mask, column_mask;
-    cluster_masks(row_mask, column_mask);
-    const uint16_t stage_readers = row_mask | column_mask;
     // One warp's release of a stage: an arrival on the empty barrier of every CTA whose loads fill it.
     const auto release_stage = [&](int stage) {
       if (warp_leader) mbarrier_arrive_cluster_ctas<kClusterSize>(&smem.empty[stage], stage_readers);
