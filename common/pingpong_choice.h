@@ -23,9 +23,11 @@
 //                rounds where 176 needs 20 (14336 = 77.9 × 184 = 81.5 × 176), 0.7 % fewer cycles;
 // and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's
 // late start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it
-// measured level) and the model puts it kPingPongMargin ahead; with fewer cluster tiles than clusters, where each
-// model adds what a short launch costs beyond it (kFewTilesWholeCycles, kPingPongFewTilesCycles), wherever the model
-// puts it kPingPongMargin ahead. And where the tiles are many and kernel 15 splits its last round, at any number of
+// measured level, and on 4096 × 8192 × 4096, 11 rounds, 2.2 % ahead and it measured 4 % behind) and the model puts it
+// kPingPongRoundsMargin ahead (first 2 %; lowered where the presets' 57344 × 8192 layers, 19 to 152 rounds with the
+// model 0.9-1 % ahead, measured kernel 14 faster by 0.7-1.2 % on an H200: kernel 16's notes); with fewer cluster
+// tiles than clusters, where each model adds what a short launch costs beyond it (kFewTilesWholeCycles,
+// kPingPongFewTilesCycles), wherever the model puts it kPingPongMargin ahead. And where the tiles are many and kernel 15 splits its last round, at any number of
 // rounds, wherever kernel 15's own schedule (its whole rounds, its share of the split tiles and the split's fixed
 // cost: FewTilesPlan::schedule_cycles) puts the ping-pong kPingPongSplitMargin ahead: the evenly spread model leaves
 // the split's cost out, and that cost is largest where a few tiles are split over many clusters (1024 × 4608 × 3584:
@@ -42,7 +44,8 @@ namespace gemm {
 
 // kCooperativeBoundaryCycles (13's cycles per tile beyond its multiplies, H100): common/few_tiles.h.
 constexpr double kPingPongOverhead = 1.01;           // the ping-pong's cycles over its whole rounds (H100)
-constexpr double kPingPongMargin = 1.02;             // how far ahead the model must put it
+constexpr double kPingPongMargin = 1.02;             // with few tiles, how far ahead the model must put it
+constexpr double kPingPongRoundsMargin = 1.005;      // with many, in kPingPongMinRounds rounds or more
 constexpr int kPingPongMinRounds = 16;
 constexpr double kPingPongSplitMargin = 1.05;       // how far ahead of kernel 15's split schedule
 // Few tiles (fewer cluster tiles than clusters): short launches, where what a launch costs beyond its k blocks
@@ -94,8 +97,9 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
     }
   }
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
-  estimate.pingpong = ((estimate.few_tiles || estimate.pingpong_rounds >= kPingPongMinRounds) &&
-                       estimate.cooperative_cycles >= kPingPongMargin * estimate.pingpong_cycles) ||
+  estimate.pingpong = (estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.pingpong_cycles) ||
+                      (!estimate.few_tiles && estimate.pingpong_rounds >= kPingPongMinRounds &&
+                       estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.pingpong_cycles) ||
                       (estimate.split_last_round &&
                        plan.schedule_cycles >= kPingPongSplitMargin * estimate.pingpong_cycles);
   return estimate;

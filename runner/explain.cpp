@@ -36,10 +36,12 @@ std::string thousands(double cycles) {
   return text;
 }
 
-std::string percent(double fraction) {
+std::string percent(double fraction) {  // "2 %", "0.5 %"
   char text[32];
-  std::snprintf(text, sizeof text, "%.0f %%", fraction * 100);
-  return text;
+  std::snprintf(text, sizeof text, "%.1f", fraction * 100);
+  std::string figure = text;
+  if (figure.size() > 2 && figure.compare(figure.size() - 2, 2, ".0") == 0) figure.resize(figure.size() - 2);
+  return figure + " %";
 }
 
 }  // namespace
@@ -77,14 +79,14 @@ std::string explain_shape(const Shape& shape, int clusters) {
   line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles);
   if (estimate.split_last_round) line << ", by its split schedule " << thousands(estimate.few_tiles_plan.schedule_cycles);
   line << ", 14 " << thousands(estimate.pingpong_cycles) << "; ";
-  const std::string ahead = percent(kPingPongMargin - 1) + " ahead";
+  const std::string rounds_rule =
+      "14 if " + std::to_string(kPingPongMinRounds) + "+ rounds and " + percent(kPingPongRoundsMargin - 1) + " ahead";
   if (estimate.few_tiles)
-    line << "few tiles: 14 if " << ahead << ")";
+    line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead)";
   else if (estimate.split_last_round)
-    line << "14 if " << kPingPongMinRounds << "+ rounds and " << ahead << ", or " << percent(kPingPongSplitMargin - 1)
-         << " ahead of the split schedule)";
+    line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule)";
   else
-    line << "14 if " << kPingPongMinRounds << "+ rounds and " << ahead << ")";
+    line << rounds_rule << ")";
   return line.str();
 }
 

@@ -56,11 +56,13 @@ TEST(PingPongChoice, TheSweepOfItsNotes) {
     bool pingpong;
   };
   const Case cases[] = {
-      {4096, 14336, 2048, true},   {4096, 14336, 8192, false},  {4096, 14336, 14336, false},
-      {4096, 8192, 4096, false},   {4096, 11008, 4096, false},  {4096, 28672, 4096, true},
+      {4096, 14336, 2048, true},   {4096, 14336, 14336, false},  // 0.1 % behind in the model
+      {4096, 8192, 4096, false},   // 11 rounds: too few, though the model puts it 2.2 % ahead
+      {4096, 11008, 4096, false},  {4096, 28672, 4096, true},
       {2048, 14336, 4096, false},  // 10 rounds: too few, though the model puts it 2.8 % ahead
       {8192, 14336, 4096, true},   {16384, 14336, 4096, true},  {8192, 8192, 4096, true},
-      {8192, 28672, 8192, false},
+      // 1 % ahead in the model, taken since the margin is 0.5 % (the sweep measured them 0.4-0.7 % faster in kernel 14)
+      {4096, 14336, 8192, true},   {8192, 28672, 8192, true},
   };
   for (const Case& c : cases)
     EXPECT_EQ(estimate_pingpong(c.m, c.n, c.k, kClusters).pingpong, c.pingpong) << c.m << "x" << c.n << "x" << c.k;
