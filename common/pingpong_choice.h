@@ -32,8 +32,12 @@
 // cost: FewTilesPlan::schedule_cycles) puts the ping-pong kPingPongSplitMargin ahead: the evenly spread model leaves
 // the split's cost out, and that cost is largest where a few tiles are split over many clusters (1024 × 4608 × 3584:
 // 6 tiles over 66 clusters; kernel 15 measured 0.67 of cuBLAS there, kernel 14 0.83). The wider margin because both
-// models are a few per cent off either way. The constants come from profiles and measurements of a few shapes; the
-// shapes the rule was checked on after it was written down are in kernel 16's notes and docs/log/15_few_tiles.md.
+// models are a few per cent off either way. And all of it only where K is a multiple of 16: else every row of A and B
+// starts 16 bytes into a 32-byte sector, and kernel 14, which brings more operand bytes per output than kernel 15,
+// measured 2-14 % slower than 15 on 16 of 19 such shapes where the clauses took it (kernel 16's notes; the
+// exceptions: two of few tiles, 0.4-1.5 % faster, and one of K = 1976, where 15 is slow for its short tiles). The
+// constants come from profiles and measurements of a few shapes; the shapes the rule was checked on after it was
+// written down are in kernel 16's notes and docs/log/15_few_tiles.md.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -48,6 +52,7 @@ constexpr double kPingPongMargin = 1.02;             // with few tiles, how far 
 constexpr double kPingPongRoundsMargin = 1.005;      // with many, in kPingPongMinRounds rounds or more
 constexpr int kPingPongMinRounds = 16;
 constexpr double kPingPongSplitMargin = 1.05;       // how far ahead of kernel 15's split schedule
+constexpr int kPingPongKMultiple = 16;               // K a multiple of it: A's and B's rows 32-byte aligned
 // Few tiles (fewer cluster tiles than clusters): short launches, where what a launch costs beyond its k blocks
 // weighs. Fitted on an H200 to kernels 13, 14 and 15 at 1024³, 2048³, 128 × 4096 × 4096 and 512 × 4096 × 4096
 // (kernel 16's notes): kernel 15's whole tiles cost about kFewTilesWholeCycles beyond the model above (a split's
@@ -70,6 +75,7 @@ struct PingPongEstimate {
   int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M) with the chosen width
   int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs with it
   int pingpong_width = 0;         // its tile width: of the widths the one with fewer cycles
+  bool k_aligned = false;         // K % kPingPongKMultiple == 0: the only shapes where the rule may take kernel 14
   bool pingpong = false;          // the rule's choice
 };
 
@@ -97,11 +103,13 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
     }
   }
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
-  estimate.pingpong = (estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.pingpong_cycles) ||
-                      (!estimate.few_tiles && estimate.pingpong_rounds >= kPingPongMinRounds &&
-                       estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.pingpong_cycles) ||
-                      (estimate.split_last_round &&
-                       plan.schedule_cycles >= kPingPongSplitMargin * estimate.pingpong_cycles);
+  estimate.k_aligned = k % kPingPongKMultiple == 0;
+  estimate.pingpong =
+      estimate.k_aligned &&
+      ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.pingpong_cycles) ||
+       (!estimate.few_tiles && estimate.pingpong_rounds >= kPingPongMinRounds &&
+        estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.pingpong_cycles) ||
+       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.pingpong_cycles));
   return estimate;
 }
 

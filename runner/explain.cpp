@@ -81,7 +81,9 @@ std::string explain_shape(const Shape& shape, int clusters) {
   line << ", 14 " << thousands(estimate.pingpong_cycles) << "; ";
   const std::string rounds_rule =
       "14 if " + std::to_string(kPingPongMinRounds) + "+ rounds and " + percent(kPingPongRoundsMargin - 1) + " ahead";
-  if (estimate.few_tiles)
+  if (!estimate.k_aligned)
+    line << "14 only where K is a multiple of " << kPingPongKMultiple << ")";
+  else if (estimate.few_tiles)
     line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead)";
   else if (estimate.split_last_round)
     line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule)";
