@@ -25,7 +25,7 @@
 // late start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it
 // measured level, and on 4096 × 8192 × 4096, 11 rounds, 2.2 % ahead and it measured 4 % behind) and the model puts it
 // kPingPongRoundsMargin ahead (first 2 %; lowered where the presets' 57344 × 8192 layers, 19 to 152 rounds with the
-// model 0.9-1 % ahead, measured kernel 14 faster by 0.7-1.2 % on an H200: kernel 16's notes); with fewer cluster
+// model 0.9-1 % ahead, measured kernel 14 faster by 0.7-2 % on an H200: kernel 16's notes); with fewer cluster
 // tiles than clusters, where each model adds what a short launch costs beyond it (kFewTilesWholeCycles,
 // kPingPongFewTilesCycles), wherever the model puts it kPingPongMargin ahead. And where the tiles are many and kernel 15 splits its last round, at any number of
 // rounds, wherever kernel 15's own schedule (its whole rounds, its share of the split tiles and the split's fixed

@@ -9,7 +9,8 @@
 // (common/pingpong_choice.h, host-tested; `gemm explain` prints its figures) for the cycles per SM each needs on this
 // shape and the GPU's resident clusters, and prepares the one it picks with that chapter's own launcher. With as many
 // tiles as clusters or more, the model takes kernel 14 only where it has at least kPingPongMinRounds rounds and comes
-// out kPingPongRoundsMargin ahead; with fewer, wherever it comes out kPingPongMargin ahead.
+// out kPingPongRoundsMargin ahead; with fewer, wherever it comes out kPingPongMargin ahead; and in either case only
+// where K is a multiple of 16 (rows of A and B 32-byte aligned, which kernel 14 needs more than kernel 15).
 //
 // Shapes: any M and N up to kTileTableMaxExtent (kernel 15's rule, the stricter of the two); N and K multiples of 8.
 
