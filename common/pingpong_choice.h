@@ -21,23 +21,23 @@
 //                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200), for the
 //                width of the two that needs fewer (176, cuBLAS's tile, on a tie): on the LLM shape 184 fills 19
 //                rounds where 176 needs 20 (14336 = 77.9 × 184 = 81.5 × 176), 0.7 % fewer cycles;
-// and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's
-// late start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it
-// measured level, and on 4096 × 8192 × 4096, 11 rounds, 2.2 % ahead and it measured 4 % behind) and the model puts it
+// and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's late
+// start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it measured
+// level, and on 4096 × 8192 × 4096, 11 rounds, 2.2 % ahead and it measured 4 % behind) and the model puts it
 // kPingPongRoundsMargin ahead (first 2 %; lowered where the presets' 57344 × 8192 layers, 19 to 152 rounds with the
-// model 0.9-1 % ahead, measured kernel 14 faster by 0.7-2 % on an H200: kernel 16's notes); with fewer cluster
-// tiles than clusters, where each model adds what a short launch costs beyond it (kFewTilesWholeCycles,
-// kPingPongFewTilesCycles), wherever the model puts it kPingPongMargin ahead. And where the tiles are many and kernel 15 splits its last round, at any number of
-// rounds, wherever kernel 15's own schedule (its whole rounds, its share of the split tiles and the split's fixed
-// cost: FewTilesPlan::schedule_cycles) puts the ping-pong kPingPongSplitMargin ahead: the evenly spread model leaves
-// the split's cost out, and that cost is largest where a few tiles are split over many clusters (1024 × 4608 × 3584:
-// 6 tiles over 66 clusters; kernel 15 measured 0.67 of cuBLAS there, kernel 14 0.83). The wider margin because both
-// models are a few per cent off either way. And all of it only where K is a multiple of 16: else every row of A and B
-// starts 16 bytes into a 32-byte sector, and kernel 14, which brings more operand bytes per output than kernel 15,
-// measured 2-14 % slower than 15 on 16 of 19 such shapes where the clauses took it (kernel 16's notes; the
-// exceptions: two of few tiles, 0.4-1.5 % faster, and one of K = 1976, where 15 is slow for its short tiles). The
-// constants come from profiles and measurements of a few shapes; the shapes the rule was checked on after it was
-// written down are in kernel 16's notes and docs/log/15_few_tiles.md.
+// model 0.9-1 % ahead, measured kernel 14 faster by 0.7-2 % on an H200: kernel 16's notes); with fewer cluster tiles
+// than clusters, where each model adds what a short launch costs beyond it (kFewTilesWholeCycles,
+// kPingPongFewTilesCycles), wherever the model puts it kPingPongMargin ahead. And where the tiles are many and kernel
+// 15 splits its last round, at any number of rounds, wherever kernel 15's own schedule (its whole rounds, its share of
+// the split tiles and the split's fixed cost: FewTilesPlan::schedule_cycles) puts the ping-pong kPingPongSplitMargin
+// ahead: the evenly spread model leaves the split's cost out, and that cost is largest where a few tiles are split over
+// many clusters (1024 × 4608 × 3584: 6 tiles over 66 clusters; kernel 15 measured 0.67 of cuBLAS there, kernel 14
+// 0.83). The wider margin because both models are a few per cent off either way. And all of it only where K is a
+// multiple of 16: else every row of A and B starts 16 bytes into a 32-byte sector, and kernel 14, which brings more
+// operand bytes per output than kernel 15, measured 2-14 % slower than 15 on 16 of 19 such shapes where the clauses
+// took it (kernel 16's notes; the exceptions: two of few tiles, 0.4-1.5 % faster, and one of K = 1976, where 15 is slow
+// for its short tiles). The constants come from profiles and measurements of a few shapes; the shapes the rule was
+// checked on after it was written down are in kernel 16's notes and docs/log/15_few_tiles.md.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
