@@ -1,6 +1,6 @@
 // Few tiles (host and device): how kernel 15 covers a shape whose 128 × 256 tiles make fewer than two rounds of the
-// GPU's clusters, and what its model says that costs. Introduced by kernel 15; kernel 16's cost model and
-// `gemm explain` ask it too.
+// GPU's clusters (or up to four, with a split last round), and what its model says that costs. Introduced by kernel
+// 15; kernel 16's cost model and `gemm explain` ask it too.
 //
 // Three choices, each host-tested:
 // - Tiling. Kernel 13's 128 × 256 tiles, or 128 × 192, 128 × 128, 64 × 192, 64 × 128 ones (few_tiles_tiling): more
@@ -116,8 +116,20 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
          kCooperativeBoundaryCycles;
 }
 
+// Where 128 × 256 cluster tiles make two to four rounds, a narrower 128-row tiling (128 × 192, 128 × 128) in whole rounds
+// can beat them with a split last round, whose fixed cost weighs most where K is short: 0.86-0.90 of the time at
+// 1024 × 9216 × 3072, 2048 × 4608 × 3584 and 256 × 37888 × 3584 (three rounds of 128 × 192 tiles against two and a
+// split). So such a tiling is a candidate there too, in 2 × 1 clusters and whole rounds only (with a split or in 1 × 2
+// clusters they measured up to 22 % slower), and taken only where the model puts it kNarrowRoundsMargin ahead (without
+// it, whole rounds the model put 1-4 % ahead measured up to 9 % slower). Checked on 24 shapes drawn at random where it
+// changes the plan: 0.95 of the time in the geometric mean (0.82-1.05), but 3 of them 5 % slower, which the model does
+// not tell apart from those 10-18 % faster (docs/log/15_few_tiles.md, section 13).
+constexpr int kNarrowMaxWideRounds = 4;
+constexpr double kNarrowRoundsMargin = 1.06;
+
 // Kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs. Where kernel 13's 128 × 256 tiles make
-// two rounds or more, those tiles on kernel 13's schedule. Else every tiling in 2 × 1 clusters, and in 1 × 2 ones where
+// two rounds or more, those tiles on kernel 13's schedule, or below kNarrowMaxWideRounds rounds a 128-row narrow tiling
+// in whole rounds of 2 × 1 clusters (above). Else every tiling in 2 × 1 clusters, and in 1 × 2 ones where
 // those compute fewer CTA tiles, on make_few_tiles's schedule and, in 2 × 1 clusters where it applies, on an even
 // split, and the one the model puts ahead: the earlier tiling on a tie, and 1 × 2 clusters where level with the same
 // tiling's 2 × 1; an even split only where strictly ahead of its tiling's other schedule. Candidates are compared by
@@ -131,7 +143,9 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
 // against the others.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1) {
   const int k_blocks = (k + 63) / 64;
-  const bool few_wide_tiles = cluster_cta_tiles(m, n, 2, 1) / 2 < 2LL * clusters;
+  const long long wide_cluster_tiles = cluster_cta_tiles(m, n, 2, 1) / 2;
+  const bool few_wide_tiles = wide_cluster_tiles < 2LL * clusters;
+  const bool some_wide_rounds = wide_cluster_tiles < static_cast<long long>(kNarrowMaxWideRounds) * clusters;
   FewTilesPlan best;
   double best_choice = 0;  // what the candidates are compared by
   double best_block_cycles = 1024;
@@ -151,7 +165,9 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       const int cluster_m = along_n ? 1 : 2, cluster_n = along_n ? 2 : 1;
       const long long rows = (tiles_m + cluster_m - 1) / cluster_m, columns = (tiles_n + cluster_n - 1) / cluster_n;
       if (rows > 0xffff || columns > 0xffff) continue;  // the tile table's 16-bit coordinates (128 × 256: the rule's)
-      if (plan.narrow() && !few_wide_tiles && only_tiling < 0) continue;
+      // A narrow tiling where the wide tiles make rounds: 128 rows, 2 × 1 clusters, a few rounds (and whole, below).
+      const bool narrow_in_rounds = plan.narrow() && !few_wide_tiles && only_tiling < 0;
+      if (narrow_in_rounds && (tiling.block_m != 128 || along_n || !some_wide_rounds)) continue;
       plan.cluster_tiles = static_cast<int>(rows * columns);
       plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, clusters, block_cycles);
       double choice = 0;
@@ -179,7 +195,9 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, clusters);
         plan.cycles = choice = even;
       }
+      if (narrow_in_rounds && plan.schedule.splits()) continue;
       plan.schedule_cycles = choice;
+      if (narrow_in_rounds) choice *= kNarrowRoundsMargin;  // compared with this margin
       const bool same_tiling = best.block_m == plan.block_m && best.block_n == plan.block_n;
       if (best.cluster_tiles == 0 || choice < best_choice || (along_n && same_tiling && choice <= best_choice)) {
         best = plan;

@@ -22,8 +22,9 @@
 //    fewer tiles outside C and is no slower; at 128 tokens a 2 × 1 cluster of 128-row tiles would have its second CTA
 //    multiply only the zeros TMA fills in below row M.
 //
-// Where 128 × 256 tiles make two rounds or more: 128 × 256 tiles, 2 × 1 clusters (where M and N are multiples of 256)
-// and kernel 13's schedule, unchanged. Everything else is kernel 13's.
+// Where 128 × 256 tiles make two rounds or more: 128 × 256 tiles and kernel 13's schedule, unchanged, but that up to
+// four rounds 128 × 192 or 128 × 128 tiles in whole rounds replace a split last round where the model puts them 6 %
+// ahead. Everything else is kernel 13's.
 //
 // Shapes: any M and N up to kTileTableMaxExtent; N and K multiples of 8.
 

@@ -226,13 +226,22 @@ TEST(PingPongChoice, SplitLastRoundByItsSchedule) {
   EXPECT_NEAR(wide.few_tiles_plan.schedule_cycles, (192 + 1664.0 / 66 + 24) * 1024 + 4 * 3300, 1e-6);
   EXPECT_NEAR(wide.pingpong_cycles, 5 * 64 * 704 * 1.01, 1e-6);
   EXPECT_TRUE(wide.pingpong);
-  // 3072³, 48 k blocks: 144 cluster tiles, two whole rounds and the last 12 split: (96 + 576 / 66 + 24) · 1024 +
-  // 3 · 3300 = 141.7 k; kernel 14: 216 cluster tiles of 176 in 4 rounds, 4 · 48 · 704 · 1.01 = 136519.68, times
-  // 1.05 = 143.3 k. Kernel 15.
+  // 3072 × 3584 × 6144, 96 k blocks: 12 × 14 = 168 cluster tiles, two whole rounds and the last 36 split:
+  // (192 + 3456 / 66 + 24) · 1024 + 3 · 3300 = 284.7 k (its 128 × 192 and 128 × 128 tiles would split too); kernel 14:
+  // 12 × 21 = 252 cluster tiles of 176 in 4 rounds, 4 · 96 · 704 · 1.01 = 273039.36, times 1.05 = 286.7 k. Kernel 15.
+  const PingPongEstimate near = estimate_pingpong(3072, 3584, 6144, kClusters);
+  EXPECT_TRUE(near.split_last_round);
+  EXPECT_EQ(near.few_tiles_plan.block_n, 256);
+  EXPECT_NEAR(near.few_tiles_plan.schedule_cycles, (192 + 3456.0 / 66 + 24) * 1024 + 3 * 3300, 1e-6);
+  EXPECT_NEAR(near.pingpong_cycles, 4 * 96 * 704 * 1.01, 1e-6);
+  EXPECT_FALSE(near.pingpong);
+  // 3072³: kernel 15 takes 128 × 192 tiles in three whole rounds (test_stream_k.cpp), 124915.68 cycles, costed as a
+  // narrow plan: plus 14 · 1024 against kernel 14's 4 · 48 · 704 · 1.01 + 20 · 1024 = 156999.68. Kernel 15.
   const PingPongEstimate cube = estimate_pingpong(3072, 3072, 3072, kClusters);
-  EXPECT_TRUE(cube.split_last_round);
-  EXPECT_NEAR(cube.few_tiles_plan.schedule_cycles, (96 + 576.0 / 66 + 24) * 1024 + 3 * 3300, 1e-6);
-  EXPECT_NEAR(cube.pingpong_cycles, 4 * 48 * 704 * 1.01, 1e-6);
+  EXPECT_TRUE(cube.few_tiles);
+  EXPECT_FALSE(cube.split_last_round);
+  EXPECT_NEAR(cube.cooperative_cycles, 3 * 48 * 798.72 + 3 * 3300 + 14 * 1024, 1e-6);
+  EXPECT_NEAR(cube.pingpong_cycles, 4 * 48 * 704 * 1.01 + 20 * 1024, 1e-6);
   EXPECT_FALSE(cube.pingpong);
   // No split, no second clause: 4096 × 8192 × 4096 is 512 cluster tiles in 8 whole rounds on 64 clusters.
   const PingPongEstimate whole = estimate_pingpong(4096, 8192, 4096, kClusters);

@@ -500,19 +500,26 @@ TEST(FewTiles, ClusterOrientationByTheScheduleWhereTilesAreMany) {
   EXPECT_EQ(tokens.cluster_tiles, 56);
 }
 
-// Narrower tiles only where kernel 13's 128 × 256 tiles (2 × 1 clusters) make fewer than two rounds; where they make
-// more, kernel 15 is kernel 13. And every plan's tiles cover C: its cluster tiles are its tiling's, counted here.
-TEST(FewTiles, NarrowTilesOnlyBelowTwoRoundsOfWideOnes) {
-  int narrow = 0;
-  for (int m : {64, 128, 200, 256, 384, 512, 640, 1024, 2048, 4096, 8192})
-    for (int n : {1024, 2816, 4096, 6144, 8192, 11008, 14336, 28672, 57344})
-      for (int k : {1024, 4096, 14336}) {
+// Narrower tiles where kernel 13's 128 × 256 tiles (2 × 1 clusters) make fewer than two rounds; from two to four, only
+// 128-row ones in 2 × 1 clusters and whole rounds; from four, kernel 15 is kernel 13. And every plan's tiles cover C:
+// its cluster tiles are its tiling's, counted here.
+TEST(FewTiles, NarrowTilesBelowTwoRoundsOfWideOnesOrInWholeRounds) {
+  int narrow = 0, narrow_in_rounds = 0;
+  for (int m : {64, 128, 200, 256, 384, 512, 640, 1024, 2048, 3072, 4096, 8192})
+    for (int n : {1024, 2816, 3072, 4096, 6144, 8192, 9216, 11008, 14336, 28672, 37888, 57344})
+      for (int k : {1024, 3072, 4096, 14336}) {
         const FewTilesPlan plan = plan_few_tiles(m, n, k, 66);
         SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
         const long long wide_cluster_tiles = cluster_cta_tiles(m, n, 2, 1) / 2;
         if (plan.narrow()) {
           ++narrow;
-          EXPECT_LT(wide_cluster_tiles, 2 * 66);
+          if (wide_cluster_tiles >= 2 * 66) {
+            ++narrow_in_rounds;
+            EXPECT_LT(wide_cluster_tiles, 4 * 66);
+            EXPECT_EQ(plan.block_m, 128);
+            EXPECT_FALSE(plan.cluster_along_n);
+            EXPECT_FALSE(plan.schedule.splits());
+          }
         }
         const int cluster_m = plan.cluster_along_n ? 1 : 2;
         EXPECT_EQ(plan.cluster_tiles * 2LL,
@@ -521,6 +528,37 @@ TEST(FewTiles, NarrowTilesOnlyBelowTwoRoundsOfWideOnes) {
         EXPECT_EQ(plan.k_blocks, (k + 63) / 64);
       }
   EXPECT_GT(narrow, 20) << "the sweep must reach the narrow tilings";
+  EXPECT_GT(narrow_in_rounds, 2) << "and the narrow tilings in rounds";
+}
+
+// Between two and four rounds of 128 × 256 cluster tiles, a narrow tiling in whole rounds where the model puts it 6 %
+// ahead (kNarrowRoundsMargin), 3300 cycles a round, a 128 × 192 k block 798.72 cycles (1.04 × 768).
+TEST(FewTiles, NarrowTilesInWholeRoundsWhereSixPerCentAhead) {
+  // 3072³, 48 k blocks: 12 × 12 = 144 cluster tiles of 128 × 256, two rounds and the last 12 split over 66 clusters,
+  // (96 + 576 / 66 + 24) · 1024 + 3 · 3300 = 141716.7; 12 × 16 = 192 of 128 × 192, three whole rounds (the last 60:
+  // 6 idle clusters of 48 k blocks are below the stream-K policy's threshold) on ⌈192 / 3⌉ = 64 clusters,
+  // 3 · 48 · 798.72 + 3 · 3300 = 124915.68, times 1.06 = 132410.6. 128 × 192.
+  const FewTilesPlan cube = plan_few_tiles(3072, 3072, 3072, 66);
+  EXPECT_EQ(cube.block_m, 128);
+  EXPECT_EQ(cube.block_n, 192);
+  EXPECT_FALSE(cube.cluster_along_n);
+  EXPECT_EQ(cube.cluster_tiles, 192);
+  EXPECT_EQ(cube.schedule.workers, 64);
+  EXPECT_FALSE(cube.schedule.splits());
+  EXPECT_NEAR(cube.schedule_cycles, 3 * 48 * 798.72 + 3 * 3300, 1e-6);
+  // 3576 × 2680 × 16072, 252 k blocks: 14 × 11 = 154 cluster tiles of 128 × 256, two rounds and 22 split,
+  // (504 + 84 + 24) · 1024 + 3 · 3300 = 636588; 14 × 14 = 196 of 128 × 192 in three whole rounds,
+  // 3 · 252 · 798.72 + 3 · 3300 = 613732.32, 3.6 % ahead, times 1.06 = 650556.3. 128 × 256.
+  const FewTilesPlan margin = plan_few_tiles(3576, 2680, 16072, 66);
+  EXPECT_EQ(margin.block_n, 256);
+  EXPECT_EQ(margin.schedule.split_tiles(), 22);
+  EXPECT_NEAR(margin.schedule_cycles, 612 * 1024 + 3 * 3300, 1e-6);
+  // 808 × 9616 × 8992, 141 k blocks: 4 × 38 = 152 cluster tiles of 128 × 256, two rounds and 20 split. Its 128 × 192
+  // tiles (4 × 51 = 204) would split their last 6, its 128 × 128 ones (4 × 76 = 304) their last 40: no candidates.
+  const FewTilesPlan split = plan_few_tiles(808, 9616, 8992, 66);
+  EXPECT_EQ(split.block_n, 256);
+  EXPECT_FALSE(split.cluster_along_n);
+  EXPECT_EQ(split.schedule.split_tiles(), 20);
 }
 
 // One tiling forced (what measuring the tilings against each other takes): wherever it fits, even where the plan
@@ -539,7 +577,7 @@ TEST(FewTiles, OneTilingForced) {
   EXPECT_EQ(short_rows.block_n, 192);
   EXPECT_EQ(short_rows.cluster_tiles, 176);
   EXPECT_EQ(short_rows.schedule.workers, 59);
-  // Where 128 × 256 tiles make two rounds or more the plan itself takes no other tiling.
+  // At 4096³ (four whole rounds of 128 × 256 tiles) the plan itself takes no other tiling.
   EXPECT_FALSE(plan_few_tiles(4096, 4096, 4096, 66).narrow());
   EXPECT_TRUE(plan_few_tiles(4096, 4096, 4096, 66, 4).narrow());
 }
