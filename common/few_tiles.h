@@ -116,8 +116,8 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
          kCooperativeBoundaryCycles;
 }
 
-// Where 128 × 256 cluster tiles make two to four rounds, a narrower 128-row tiling (128 × 192, 128 × 128) in whole rounds
-// can beat them with a split last round, whose fixed cost weighs most where K is short: 0.86-0.90 of the time at
+// Where 128 × 256 cluster tiles make two to four rounds, a narrower 128-row tiling (128 × 192, 128 × 128) in whole
+// rounds can beat them with a split last round, whose fixed cost weighs most where K is short: 0.86-0.90 of the time at
 // 1024 × 9216 × 3072, 2048 × 4608 × 3584 and 256 × 37888 × 3584 (three rounds of 128 × 192 tiles against two and a
 // split). So such a tiling is a candidate there too, in 2 × 1 clusters and whole rounds only (with a split or in 1 × 2
 // clusters they measured up to 22 % slower), and taken only where the model puts it kNarrowRoundsMargin ahead (without
