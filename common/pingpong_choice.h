@@ -15,8 +15,9 @@
 // The rule compares cycles per SM from a model of each (k blocks of 64; the dense bf16 rate of an SM is 4096
 // flops a cycle, so a 128 × 256 × 64 block is 1024 cycles and a 128 × w × 64 block 4w: 704 for 176, 736 for 184):
 //   cooperative  all 128 × 256 tiles spread evenly over the SMs (the stream-K tail evens out the last round),
-//                plus kCooperativeBoundaryCycles per round of tiles; with fewer cluster tiles than clusters, kernel
-//                15's own model of its plan (plan_few_tiles: tile width, split or whole tiles);
+//                plus kCooperativeBoundaryCycles per round of tiles; with fewer cluster tiles than clusters, or
+//                where kernel 15 takes narrower tiles, its own model of its plan (plan_few_tiles: tile width, split
+//                or whole tiles);
 //   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 4w-cycle k blocks, kPingPongOverhead
 //                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200), for the
 //                width of the two that needs fewer (176, cuBLAS's tile, on a tie): on the LLM shape 184 fills 19
@@ -26,8 +27,9 @@
 // level, and on 4096 × 8192 × 4096, 11 rounds, 2.2 % ahead and it measured 4 % behind) and the model puts it
 // kPingPongRoundsMargin ahead (first 2 %; lowered where the presets' 57344 × 8192 layers, 19 to 152 rounds with the
 // model 0.9-1 % ahead, measured kernel 14 faster by 0.7-2 % on an H200: kernel 16's notes); with fewer cluster tiles
-// than clusters, where each model adds what a short launch costs beyond it (kFewTilesWholeCycles,
-// kPingPongFewTilesCycles), wherever the model puts it kPingPongMargin ahead. And where the tiles are many and kernel
+// than clusters, or narrower tiles in kernel 15's plan (PingPongEstimate::few_tiles), where each model adds what a
+// short launch costs beyond it (kFewTilesWholeCycles, kPingPongFewTilesCycles), wherever the model puts it
+// kPingPongMargin ahead. And where the tiles are many and kernel
 // 15 splits its last round, at any number of rounds, wherever kernel 15's own schedule (its whole rounds, its share of
 // the split tiles and the split's fixed cost: FewTilesPlan::schedule_cycles) puts the ping-pong kPingPongSplitMargin
 // ahead: the evenly spread model leaves the split's cost out, and that cost is largest where a few tiles are split over
@@ -53,11 +55,13 @@ constexpr double kPingPongRoundsMargin = 1.005;      // with many, in kPingPongM
 constexpr int kPingPongMinRounds = 16;
 constexpr double kPingPongSplitMargin = 1.05;       // how far ahead of kernel 15's split schedule
 constexpr int kPingPongKMultiple = 16;               // K a multiple of it: A's and B's rows 32-byte aligned
-// Few tiles (fewer cluster tiles than clusters): short launches, where what a launch costs beyond its k blocks
-// weighs. Fitted on an H200 to kernels 13, 14 and 15 at 1024³, 2048³, 128 × 4096 × 4096 and 512 × 4096 × 4096
-// (kernel 16's notes): kernel 15's whole tiles cost about kFewTilesWholeCycles beyond the model above (a split's
-// fixed cost is in StreamKSchedule::split_blocks already), kernel 14 about kPingPongFewTilesCycles (with one tile a
-// CTA, nothing hides its epilogue).
+// Few tiles (fewer cluster tiles than clusters, or narrower tiles): short launches, where what a launch costs beyond
+// its k blocks weighs. Fitted on an H200 to kernels 13, 14 and 15 at 1024³, 2048³, 128 × 4096 × 4096 and
+// 512 × 4096 × 4096 (kernel 16's notes): kernel 15's whole tiles cost about kFewTilesWholeCycles beyond the model above
+// (a split's fixed cost is in StreamKSchedule::split_blocks already), kernel 14 about kPingPongFewTilesCycles (with one
+// tile a CTA, nothing hides its epilogue). Kernel 15's narrow tiles in two to four whole rounds get the same
+// allowances; on the 24 shapes of their check kernel 16 took kernel 14 on 6, each faster there
+// (docs/log/15_few_tiles.md, section 13).
 constexpr double kFewTilesWholeCycles = 14 * 1024;
 constexpr double kPingPongFewTilesCycles = 20 * 1024;
 

@@ -4,13 +4,14 @@
 // consumer warpgroups on one tile, the last round split along K, or the whole problem where the tiles are fewer than
 // the clusters) pays about 3.3 k cycles at every tile boundary but never a partial round; kernel 14 (narrower tiles in
 // turn) hides the boundary but reads more operand bytes per output, pads N to a multiple of its width and pays whole
-// rounds. Which wins depends on K (how long a tile is), on how full kernel 14's rounds come out and, with few tiles,
-// on what a split along K costs. This chapter adds no kernel: its launcher asks a cost model of both
+// rounds. Which wins depends on K (how long a tile is), on how full kernel 14's rounds come out and, with few tiles, on
+// what a split along K costs. This chapter adds no kernel: its launcher asks a cost model of both
 // (common/pingpong_choice.h, host-tested; `gemm explain` prints its figures) for the cycles per SM each needs on this
-// shape and the GPU's resident clusters, and prepares the one it picks with that chapter's own launcher. With as many
-// tiles as clusters or more, the model takes kernel 14 only where it has at least kPingPongMinRounds rounds and comes
-// out kPingPongRoundsMargin ahead; with fewer, wherever it comes out kPingPongMargin ahead; and in either case only
-// where K is a multiple of 16 (rows of A and B 32-byte aligned, which kernel 14 needs more than kernel 15).
+// shape and the GPU's resident clusters, and prepares the one it picks with that chapter's own launcher. Where kernel
+// 15 keeps 128 × 256 tiles and has as many cluster tiles as clusters or more, the model takes kernel 14 only where it
+// has at least kPingPongMinRounds rounds and comes out kPingPongRoundsMargin ahead; with fewer, or where kernel 15
+// takes narrower tiles, wherever it comes out kPingPongMargin ahead; and in either case only where K is a multiple of
+// 16 (rows of A and B 32-byte aligned, which kernel 14 needs more than kernel 15).
 //
 // Shapes: any M and N up to kTileTableMaxExtent (kernel 15's rule, the stricter of the two); N and K multiples of 8.
 
