@@ -173,8 +173,8 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       double choice = 0;
       if (plan.cluster_tiles >= clusters) {
         const StreamKSchedule& schedule = plan.schedule;
-        const int rounds = (schedule.tiles + schedule.workers - 1) / schedule.workers;
-        choice = round_schedule_blocks(schedule, block_cycles) * block_cycles + rounds * kCooperativeBoundaryCycles;
+        choice = round_schedule_blocks(schedule, block_cycles) * block_cycles +
+                 schedule.rounds() * kCooperativeBoundaryCycles;
         // Kernel 13's 128 × 256 tiles keep kernel 13's model, the tiles spread evenly and a boundary per round (what
         // kernel 16's choice against kernel 14 was measured with); the narrow ones their rounds.
         const long long cta_tiles = tiles_m * tiles_n, sms = 2LL * clusters;

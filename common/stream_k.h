@@ -176,6 +176,8 @@ struct StreamKSchedule {
   __host__ __device__ int full_rounds() const { return whole_tiles / workers; }
   // The round of a unit's tile; the split tiles' units are all in round full_rounds().
   __host__ __device__ int round_of(const WorkUnit& unit) const { return unit.tile / workers; }
+  // How many rounds the schedule has: its full rounds, and a partial or split last one if any.
+  __host__ __device__ int rounds() const { return (tiles + workers - 1) / workers; }
 
   // The order of a unit's k blocks: upwards in even rounds, downwards in odd ones. Each round then starts on
   // the k blocks the round before read last, which the L2 still holds (see the header).

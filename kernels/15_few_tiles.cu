@@ -215,6 +215,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       named_barrier_sync(consumer_barrier, kWarpgroupThreads);  // every thread's part is written ...
       if (store_leader) flag_store_release(&partial_flags[slot], launch_epoch);  // ... then the flag
     };
+    // The GPU tests' builds only (tests/CMakeLists.txt): a partial written ~0.2 ms late, so that what keeps C right
+    // is the fix-up order, not timing. Nothing in other builds.
+    const auto late_partial_for_tests = [] {
+#ifdef GEMM_TEST_LATE_PARTIALS
+      for (int spin = 0; spin < 200; ++spin) __nanosleep(1000);
+#endif
+    };
     const auto add_flagged_partial = [&](int slot, int first, int end) {
 #ifndef GEMM_TEST_UNWAITED_PARTIALS  // a GPU test's build leaves the wait out: the reader adds what is not yet there
       if (store_leader) flag_wait_acquire(&partial_flags[slot], launch_epoch);
@@ -278,10 +285,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         // and the other shares' sums of this slice are added once their flags are.
         const ChunkSlice slice = even_share_slice(worker % even_shares, even_shares, kChunks);
         const int first_share = worker - worker % even_shares;
-#ifdef GEMM_TEST_LATE_PARTIALS  // the GPU tests' builds only: all but a tile's first share write ~0.2 ms late
-        if (worker != first_share)
-          for (int spin = 0; spin < 200; ++spin) __nanosleep(1000);
-#endif
+        if (worker != first_share) late_partial_for_tests();  // all but a tile's first share
         write_partial(slot_of(worker), slice.begin, slice.end);
         for (int other = first_share; other < first_share + even_shares; ++other)
           if (other != worker) add_flagged_partial(slot_of(other), slice.begin, slice.end);
@@ -290,9 +294,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       }
       if (unit.is_partial()) {  // the tile's owner adds these sums: to the workspace, then raise the flag
         const int slot = slot_of(schedule.partial_slot(worker, unit));
-#ifdef GEMM_TEST_LATE_PARTIALS  // the GPU tests' builds only (tests/CMakeLists.txt): partials written ~0.2 ms late
-        for (int spin = 0; spin < 200; ++spin) __nanosleep(1000);
-#endif
+        late_partial_for_tests();
         write_partial(slot, 0, 0);
         continue;
       }

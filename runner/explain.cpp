@@ -72,7 +72,7 @@ std::string explain_shape(const Shape& shape, int clusters) {
       line << ", " << schedule.full_rounds() << " whole rounds, the last " << schedule.split_tiles()
            << " split along K over " << schedule.workers << " clusters";
     } else {
-      const int rounds = (plan.cluster_tiles + schedule.workers - 1) / schedule.workers;
+      const int rounds = schedule.rounds();
       line << " in " << rounds << (rounds == 1 ? " round" : " rounds") << " on " << schedule.workers << " clusters";
     }
   }

@@ -270,6 +270,11 @@ TEST(StreamK, UnsplitScheduleKeepsTheWorkersItsRoundsNeed) {
     for (int tiles = 1; tiles <= 400; ++tiles)
       for (int k_blocks : {1, 4, 64}) {
         const StreamKSchedule schedule = StreamKSchedule::make(tiles, k_blocks, workers);
+        int last_round = 0;  // rounds() against the rounds of the units the schedule hands out
+        for (int worker = 0; worker < schedule.workers; ++worker)
+          for (const WorkUnit& unit : units_of(schedule, worker))
+            last_round = std::max(last_round, schedule.round_of(unit));
+        EXPECT_EQ(schedule.rounds(), last_round + 1) << tiles << " tiles, " << workers;
         if (schedule.splits()) {
           EXPECT_EQ(schedule.workers, workers);
           continue;
