@@ -81,11 +81,11 @@ __host__ __device__ constexpr bool few_tiles_cluster_along_n(int m, int n, int b
 // last round either a whole tile or its share of the split tiles plus a split's fixed cost (in k blocks of
 // block_cycles). What the cluster orientations are compared by where the tiles are many.
 __host__ __device__ inline double round_schedule_blocks(const StreamKSchedule& schedule, double block_cycles) {
-  const double whole = static_cast<double>(schedule.full_rounds()) * schedule.k_blocks;
   if (schedule.splits())
-    return whole + static_cast<double>(schedule.split_iterations()) / schedule.workers +
+    return static_cast<double>(schedule.full_rounds()) * schedule.k_blocks +
+           static_cast<double>(schedule.split_iterations()) / schedule.workers +
            StreamKSchedule::split_cost_blocks(block_cycles);
-  return whole + (schedule.tiles > schedule.full_rounds() * schedule.workers ? schedule.k_blocks : 0);
+  return static_cast<double>(schedule.rounds()) * schedule.k_blocks;  // a partial last round costs a whole tile too
 }
 
 struct FewTilesPlan {
