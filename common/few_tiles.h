@@ -170,6 +170,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       if (narrow_in_rounds && (tiling.block_m != 128 || along_n || !some_wide_rounds)) continue;
       plan.cluster_tiles = static_cast<int>(rows * columns);
       plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, clusters, block_cycles);
+      if (narrow_in_rounds && plan.schedule.splits()) continue;  // whole rounds only (no even split in rounds either)
       double choice = 0;
       if (plan.cluster_tiles >= clusters) {
         const StreamKSchedule& schedule = plan.schedule;
@@ -195,7 +196,6 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, clusters);
         plan.cycles = choice = even;
       }
-      if (narrow_in_rounds && plan.schedule.splits()) continue;
       plan.schedule_cycles = choice;
       if (narrow_in_rounds) choice *= kNarrowRoundsMargin;  // compared with this margin
       const bool same_tiling = best.block_m == plan.block_m && best.block_n == plan.block_n;
