@@ -11,7 +11,7 @@
 //   CTA tile wholly outside C, which multiplies the zeros TMA fills in and stores nothing. With 128 tokens (M = 128)
 //   and 128-row tiles a 2 × 1 cluster wastes half of every cluster. 1 × 2 clusters are costed where they compute
 //   strictly fewer CTA tiles, and taken where their schedule is no slower (by its rounds: fewer tiles to compute need
-//   not mean fewer rounds).
+//   not mean fewer rounds). Where K is not a multiple of 64, 2 × 2 clusters too (both operands multicast): below.
 // - Schedule: StreamKSchedule::make_few_tiles (common/stream_k.h) over every resident cluster: with fewer tiles than
 //   clusters whole tiles or the whole problem split along K, with more kernel 13's rounds; and, where the tiles are at
 //   most half the clusters, every tile in equal shares (make_even_split).
@@ -43,6 +43,21 @@ constexpr double kOneConsumer128Cycles = 256 * 1.87;
 // in two shares, 11 µs for 128 × 256 in four).
 constexpr double kEvenSplitSlowdown = 1.25;
 constexpr double kEvenSplitCycles = 4800;
+
+// Rows off the L2's lines. A row of A or B is K × 2 bytes, so where K is not a multiple of kLineAlignedK the rows start
+// at every offset into a 128-byte line, and the 128-byte row of a k block spans two lines (with K % 16 = 8, three or
+// more sectors partly). The TMA then requests about twice as often: kernel 15's L2 read requests at 512 × 3840 × 4088
+// were 2.4 times those at K = 4096, its L2's request coalescer served few of them, and a k block took 1.19-1.34 times
+// as long in 2 × 1 clusters, by tiling (an H100; docs/log/15_few_tiles.md, section 17). In 2 × 2 clusters each CTA
+// requests half of its A and half of its B, multicast to its cluster row and column, a third fewer rows than in 2 × 1:
+// there a k block off the lines took 1.02-1.06 times an aligned one. So where the rows are off the lines every tiling
+// is also costed in 2 × 2 clusters, over the GPU's resident clusters of four (fewer SMs than in pairs: 120 of 132 on
+// that H100), and each k block is charged kOffLinePairSlowdown in clusters of two and kOffLineQuadSlowdown in 2 × 2.
+// Only where the tiles are few: with two rounds of 128 × 256 tiles or more, 2 × 2 clusters were not measured.
+constexpr int kLineAlignedK = 64;
+constexpr double kOffLinePairSlowdown = 1.25;
+constexpr double kOffLineQuadSlowdown = 1.06;
+__host__ __device__ constexpr bool rows_off_lines(int k) { return k % kLineAlignedK != 0; }
 
 // The CTA tiles kernel 15 launches, widest first: block_m rows (two consumer warpgroups of 64 rows, or one) by
 // block_n columns, and the cycles a k block of 64 takes (the model's unit).
@@ -79,19 +94,29 @@ __host__ __device__ constexpr bool few_tiles_cluster_along_n(int m, int n, int b
 
 // A worker's k blocks under a schedule of at least as many tiles as workers (make()'s): its whole rounds, and of the
 // last round either a whole tile or its share of the split tiles plus a split's fixed cost (in k blocks of
-// block_cycles). What the cluster orientations are compared by where the tiles are many.
-__host__ __device__ inline double round_schedule_blocks(const StreamKSchedule& schedule, double block_cycles) {
+// block_cycles). What the cluster orientations are compared by where the tiles are many. With `partials`, also what an
+// owner's partials cost (StreamKSchedule::kPartialCostBlocks each, workers / split tiles of them, as split_blocks
+// charges them): where 2 × 2 clusters are costed, which split a last round of a few tiles over many clusters (2 tiles
+// over 30 measured 16 % slower than one whole round in pairs; docs/log/15_few_tiles.md, section 17).
+__host__ __device__ inline double round_schedule_blocks(const StreamKSchedule& schedule, double block_cycles,
+                                                        bool partials = false) {
   if (schedule.splits())
     return static_cast<double>(schedule.full_rounds()) * schedule.k_blocks +
            static_cast<double>(schedule.split_iterations()) / schedule.workers +
-           StreamKSchedule::split_cost_blocks(block_cycles);
+           StreamKSchedule::split_cost_blocks(block_cycles) +
+           (partials ? StreamKSchedule::kPartialCostBlocks * static_cast<double>(schedule.workers) /
+                           schedule.split_tiles()
+                     : 0.0);
   return static_cast<double>(schedule.rounds()) * schedule.k_blocks;  // a partial last round costs a whole tile too
 }
 
 struct FewTilesPlan {
   int block_m = 128;              // tile rows: 128 (two consumer warpgroups) or 64 (one)
   int block_n = 256;              // tile width: 256 (kernel 13's), 192 or 128
-  bool cluster_along_n = false;   // 1 × 2 clusters
+  int cluster_m = 2;              // the cluster's CTAs along M (sharing B) ...
+  int cluster_n = 1;              // ... and along N (sharing A): 2 × 1, 1 × 2 or 2 × 2
+  int resident_clusters = 0;      // the GPU's resident clusters of that shape
+  double pair_slowdown = 1;       // what a k block in clusters of two was charged: kOffLinePairSlowdown or 1
   int cluster_tiles = 0;
   int k_blocks = 0;
   StreamKSchedule schedule;       // over the clusters; the launch keeps schedule.workers of them
@@ -102,6 +127,8 @@ struct FewTilesPlan {
   double schedule_cycles = 0;
   // Anything but kernel 13's 128 × 256 tiles.
   __host__ __device__ constexpr bool narrow() const { return block_m != 128 || block_n != 256; }
+  __host__ __device__ constexpr bool cluster_along_n() const { return cluster_m == 1 && cluster_n == 2; }
+  __host__ __device__ constexpr bool quad_clusters() const { return cluster_m == 2 && cluster_n == 2; }
 };
 
 // The cycles of an even split of `cluster_tiles` tiles of k_blocks over `clusters` (kEvenSplitSlowdown's model), or 0
@@ -127,73 +154,85 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
 constexpr int kNarrowMaxWideRounds = 4;
 constexpr double kNarrowRoundsMargin = 1.06;
 
-// Kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs. Where kernel 13's 128 × 256 tiles make
-// two rounds or more, those tiles on kernel 13's schedule, or below kNarrowMaxWideRounds rounds a 128-row narrow tiling
-// in whole rounds of 2 × 1 clusters (above). Else every tiling in 2 × 1 clusters, and in 1 × 2 ones where
-// those compute fewer CTA tiles, on make_few_tiles's schedule and, in 2 × 1 clusters where it applies, on an even
-// split, and the one the model puts ahead: the earlier tiling on a tie, and 1 × 2 clusters where level with the same
-// tiling's 2 × 1; an even split only where strictly ahead of its tiling's other schedule. Candidates are compared by
-// their schedule: with fewer tiles than clusters, a worker's share (split or whole tiles) and one tile boundary, or
-// even_split_cycles; with more, a worker's rounds (round_schedule_blocks) and a boundary each. Then the pick, if its
-// tiles are at most half the clusters, is split evenly whatever its orientation. Measured against splitting the pick
-// only (docs/log/15_few_tiles.md, section 10), even-split candidates lost where the model misses a cost: in 1 × 2
-// clusters at 128 tokens (128-row tiles, 2-11 % slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs
-// multiply only zeros) and with shares of 16 k blocks (the fix-up outweighs them), so those are no candidates.
-// `only_tiling` (an index of few_tiles_tiling) restricts the plan to that tiling wherever it fits, for measuring one
-// against the others.
-__host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1) {
+// Kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs (and, where the rows are off the lines,
+// `quad_clusters` resident clusters of four; 0 leaves 2 × 2 clusters out). Where kernel 13's 128 × 256 tiles make two
+// rounds or more, those tiles on kernel 13's schedule, or below kNarrowMaxWideRounds rounds a 128-row narrow tiling in
+// whole rounds of 2 × 1 clusters (above). Else every tiling in 2 × 1 clusters, in 1 × 2 ones where those compute fewer
+// CTA tiles and in 2 × 2 ones where the rows are off the lines, on make_few_tiles's schedule over the resident
+// clusters of that shape and, with two CTAs along M where it applies, on an even split, and the one the model puts
+// ahead: the earlier tiling on a tie, and 1 × 2 clusters where level with the same tiling's 2 × 1; an even split only
+// where strictly ahead of its tiling's other schedule. Candidates are compared by their schedule: with fewer tiles than
+// clusters, a worker's share (split or whole tiles) and one tile boundary, or even_split_cycles; with more, a worker's
+// rounds (round_schedule_blocks) and a boundary each. Then the pick, if its tiles are at most half the clusters, is
+// split evenly whatever its orientation. Measured against splitting the pick only (docs/log/15_few_tiles.md, section
+// 10), even-split candidates lost where the model misses a cost: in 1 × 2 clusters at 128 tokens (128-row tiles, 2-11 %
+// slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs multiply only zeros) and with shares of 16 k blocks
+// (the fix-up outweighs them), so those are no candidates. `only_tiling` (an index of few_tiles_tiling) restricts the
+// plan to that tiling wherever it fits, for measuring one against the others.
+__host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1,
+                                                          int quad_clusters = 0) {
   const int k_blocks = (k + 63) / 64;
   const long long wide_cluster_tiles = cluster_cta_tiles(m, n, 2, 1) / 2;
   const bool few_wide_tiles = wide_cluster_tiles < 2LL * clusters;
   const bool some_wide_rounds = wide_cluster_tiles < static_cast<long long>(kNarrowMaxWideRounds) * clusters;
+  // 2 × 2 clusters are costed where the rows are off the lines and the tiles few; only then are k blocks charged what
+  // the rows' offsets cost (so that, elsewhere, the plan is what it was before they were).
+  const bool quad_candidates = rows_off_lines(k) && quad_clusters > 0 && few_wide_tiles;
+  const double pair_slowdown = quad_candidates ? kOffLinePairSlowdown : 1.0;
   FewTilesPlan best;
   double best_choice = 0;  // what the candidates are compared by
   double best_block_cycles = 1024;
   for (int index = 0; index < kFewTilesTilings; ++index) {
     if (only_tiling >= 0 && index != only_tiling) continue;
     const FewTilesTiling tiling = few_tiles_tiling(index);
-    const double block_cycles = tiling.block_cycles;
-    for (int along_n = 0; along_n < 2; ++along_n) {
+    for (int shape = 0; shape < 3; ++shape) {  // 2 × 1, 1 × 2, 2 × 2
+      const bool along_n = shape == 1, quad = shape == 2;
       if (along_n && !few_tiles_cluster_along_n(m, n, tiling.block_n, tiling.block_m)) continue;
+      if (quad && !quad_candidates) continue;
+      const int workers = quad ? quad_clusters : clusters;
+      const double block_cycles = tiling.block_cycles * (quad ? kOffLineQuadSlowdown : pair_slowdown);
       FewTilesPlan plan;
       plan.block_m = tiling.block_m;
       plan.block_n = tiling.block_n;
       plan.k_blocks = k_blocks;
-      plan.cluster_along_n = along_n;
+      plan.cluster_m = along_n ? 1 : 2;
+      plan.cluster_n = along_n || quad ? 2 : 1;
+      plan.resident_clusters = workers;
+      plan.pair_slowdown = pair_slowdown;
       const long long tiles_m = (m + tiling.block_m - 1) / tiling.block_m;
       const long long tiles_n = (n + tiling.block_n - 1) / tiling.block_n;
-      const int cluster_m = along_n ? 1 : 2, cluster_n = along_n ? 2 : 1;
-      const long long rows = (tiles_m + cluster_m - 1) / cluster_m, columns = (tiles_n + cluster_n - 1) / cluster_n;
+      const long long rows = (tiles_m + plan.cluster_m - 1) / plan.cluster_m;
+      const long long columns = (tiles_n + plan.cluster_n - 1) / plan.cluster_n;
       if (rows > 0xffff || columns > 0xffff) continue;  // the tile table's 16-bit coordinates (128 × 256: the rule's)
       // A narrow tiling where the wide tiles make rounds: 128 rows, 2 × 1 clusters, a few rounds (and whole, below).
       const bool narrow_in_rounds = plan.narrow() && !few_wide_tiles && only_tiling < 0;
       if (narrow_in_rounds && (tiling.block_m != 128 || along_n || !some_wide_rounds)) continue;
       plan.cluster_tiles = static_cast<int>(rows * columns);
-      plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, clusters, block_cycles);
+      plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, workers, block_cycles);
       if (narrow_in_rounds && plan.schedule.splits()) continue;  // whole rounds only (no even split in rounds either)
       double choice = 0;
-      if (plan.cluster_tiles >= clusters) {
+      if (plan.cluster_tiles >= workers) {
         const StreamKSchedule& schedule = plan.schedule;
-        choice = round_schedule_blocks(schedule, block_cycles) * block_cycles +
+        choice = round_schedule_blocks(schedule, block_cycles, quad_candidates) * block_cycles +
                  schedule.rounds() * kCooperativeBoundaryCycles;
         // Kernel 13's 128 × 256 tiles keep kernel 13's model, the tiles spread evenly and a boundary per round (what
-        // kernel 16's choice against kernel 14 was measured with); the narrow ones their rounds.
+        // kernel 16's choice against kernel 14 was measured with); the narrow ones, and 2 × 2 clusters, their rounds.
         const long long cta_tiles = tiles_m * tiles_n, sms = 2LL * clusters;
         const double spread = static_cast<double>(cta_tiles) * k_blocks * block_cycles / static_cast<double>(sms) +
                               static_cast<double>((cta_tiles + sms - 1) / sms) * kCooperativeBoundaryCycles;
-        plan.cycles = plan.narrow() ? choice : spread;
+        plan.cycles = plan.narrow() || quad ? choice : spread;
       } else {
         plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
         choice = plan.cycles;
       }
-      // In 2 × 1 clusters with no CTA wholly below M, at most half as many tiles as clusters, shares of at least twice
-      // the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
+      // With two CTAs along M and none wholly below M, at most half as many tiles as clusters, shares of at least
+      // twice the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
       const double even = !along_n && tiles_m % 2 == 0
-                              ? even_split_cycles(plan.cluster_tiles, k_blocks, clusters, plan.block_n, block_cycles,
+                              ? even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_n, block_cycles,
                                                   2 * StreamKSchedule::kMinEvenShareBlocks)
                               : 0;
       if (even > 0 && even < choice) {
-        plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, clusters);
+        plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, workers);
         plan.cycles = choice = even;
       }
       plan.schedule_cycles = choice;
@@ -208,9 +247,10 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
   }
   // The pick itself, where its tiles are at most half the clusters: in equal shares, whatever its other schedule
   // (measured ahead of whole tiles and of a split over every cluster wherever it applies).
-  const double even = even_split_cycles(best.cluster_tiles, k_blocks, clusters, best.block_n, best_block_cycles);
+  const double even =
+      even_split_cycles(best.cluster_tiles, k_blocks, best.resident_clusters, best.block_n, best_block_cycles);
   if (even > 0) {
-    best.schedule = StreamKSchedule::make_even_split(best.cluster_tiles, k_blocks, clusters);
+    best.schedule = StreamKSchedule::make_even_split(best.cluster_tiles, k_blocks, best.resident_clusters);
     best.cycles = best.schedule_cycles = even;
   }
   return best;

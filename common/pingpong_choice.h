@@ -83,21 +83,26 @@ struct PingPongEstimate {
   bool pingpong = false;          // the rule's choice
 };
 
-// m × n × k on `clusters` clusters of two CTAs (the same count for both kernels: they have the same launch shape).
-__host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, int k, int clusters) {
+// m × n × k on `clusters` clusters of two CTAs (the same count for both kernels: they have the same launch shape), and
+// `quad_clusters` of four, which kernel 15's plan may take where the rows are off the lines (0: it may not). Where it
+// costs them, the ping-pong's k blocks are charged what the plan charged its own in clusters of two (FewTilesPlan::
+// pair_slowdown): the ping-pong runs in pairs too.
+__host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, int k, int clusters,
+                                                                 int quad_clusters = 0) {
   const auto div_up = [](long long a, long long b) { return (a + b - 1) / b; };
   PingPongEstimate estimate;
   const long long k_blocks = div_up(k, 64);
-  estimate.few_tiles_plan = plan_few_tiles(m, n, k, clusters);
+  estimate.few_tiles_plan = plan_few_tiles(m, n, k, clusters, -1, quad_clusters);
   const FewTilesPlan& plan = estimate.few_tiles_plan;
-  estimate.few_tiles = plan.narrow() || plan.cluster_tiles < clusters;
+  estimate.few_tiles = plan.narrow() || plan.cluster_tiles < plan.resident_clusters;
+  const double line_slowdown = plan.pair_slowdown;
   estimate.cooperative_cycles =
       plan.cycles + (estimate.few_tiles && !plan.schedule.splits() ? kFewTilesWholeCycles : 0);
   for (int index = 0; index < kPingPongWidthCount; ++index) {
     const int width = pingpong_width(index);
     const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, width);
     const long long rounds = div_up(cluster_tiles, clusters);
-    const double cycles = static_cast<double>(rounds * k_blocks * 4 * width) * kPingPongOverhead +
+    const double cycles = static_cast<double>(rounds * k_blocks * 4 * width) * kPingPongOverhead * line_slowdown +
                           (estimate.few_tiles ? kPingPongFewTilesCycles : 0);
     if (estimate.pingpong_width == 0 || cycles < estimate.pingpong_cycles) {
       estimate.pingpong_width = width;

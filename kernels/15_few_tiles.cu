@@ -20,7 +20,10 @@
 //    tiles whole where no split pays (2048³: 64 cluster tiles on 66 clusters).
 // 3. The cluster's two CTAs lie along M (sharing B, as kernel 13) or along N (sharing A): 1 × 2 where that computes
 //    fewer tiles outside C and is no slower; at 128 tokens a 2 × 1 cluster of 128-row tiles would have its second CTA
-//    multiply only the zeros TMA fills in below row M.
+//    multiply only the zeros TMA fills in below row M. Where K is not a multiple of 64, the rows of A and B start off
+//    the L2's 128-byte lines and the TMA requests each k block's rows in two pieces: there the plan also costs 2 × 2
+//    clusters, in which each CTA loads half its A and half its B for its cluster row and column (a third fewer
+//    requests), over the fewer SMs that clusters of four occupy.
 //
 // Where 128 × 256 tiles make two rounds or more: 128 × 256 tiles and kernel 13's schedule, unchanged, but that up to
 // four rounds 128 × 192 or 128 × 128 tiles in whole rounds replace a split last round where the model puts them 6 %
@@ -71,8 +74,8 @@ constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest
 
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
 // two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128,
-// and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B) or 1 × 2 (along N, they
-// share A).
+// and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B), 1 × 2 (along N, they
+// share A) or 2 × 2 (both).
 template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_>
 struct Tiling {
   static constexpr int kBlockM = kBlockM_, kBlockN = kBlockN_, kClusterM = kClusterM_, kClusterN = kClusterN_;
@@ -276,8 +279,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       release_stage(release.stage);
       release.advance();
       wgmma_fence_operands(acc);
-      const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + consumer * kWgmmaM;
-      const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
+      // The CTA's place in the cluster read again, not kept from the top: in 2 × 2 clusters of 128 × 192 tiles, keeping
+      // it across the main loop spills.
+      const uint32_t place = cluster_cta_rank();
+      const int row = (cluster_tile.m * kClusterM + static_cast<int>(place % kClusterM)) * kBlockM + consumer * kWgmmaM;
+      const int col = (cluster_tile.n * kClusterN + static_cast<int>(place / kClusterM)) * kBlockN;
       if (kSlices && even_shares >= kMinSliceShares) {
         // A tile split evenly: its shares (workers tile · shares, ...) each add and store one slice of the tile's
         // 8-column chunks, so each writes and reads (shares − 1) / shares of a tile's sums, where an owner would read
@@ -387,24 +393,34 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
   return {enqueue, reinterpret_cast<const void*>(kernel)};
 }
 
-// A tile size in the plan's cluster orientation.
+// A tile size in the plan's cluster shape.
 template <int kBlockM, int kBlockN>
 GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan) {
-  return plan.cluster_along_n ? prepare_tiling<Tiling<kBlockM, kBlockN, 1, 2>>(problem, plan.schedule)
-                              : prepare_tiling<Tiling<kBlockM, kBlockN, 2, 1>>(problem, plan.schedule);
+  if (plan.quad_clusters()) return prepare_tiling<Tiling<kBlockM, kBlockN, 2, 2>>(problem, plan.schedule);
+  return plan.cluster_along_n() ? prepare_tiling<Tiling<kBlockM, kBlockN, 1, 2>>(problem, plan.schedule)
+                                : prepare_tiling<Tiling<kBlockM, kBlockN, 2, 1>>(problem, plan.schedule);
+}
+
+// The GPU's resident clusters of `cluster_size` CTAs: they do not depend on the tiling, every one keeps one CTA an SM
+// (192 KB of stages).
+template <int kClusterM, int kClusterN>
+int resident_clusters() {
+  using WideTiling = Tiling<128, 256, kClusterM, kClusterN>;
+  CUDA_CHECK(cudaFuncSetAttribute(few_tiles_kernel<WideTiling>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  WideTiling::kSharedBytes));
+  return persistent_cluster_count(few_tiles_kernel<WideTiling>, WideTiling::kThreads, WideTiling::kSharedBytes,
+                                  WideTiling::kClusterSize, INT_MAX);
 }
 
 }  // namespace
 
-// The plan (common/few_tiles.h) needs the resident clusters, which do not depend on the tiling: every one keeps one
-// CTA an SM (192 KB of stages) in clusters of two.
+int few_tiles_quad_clusters() { return resident_clusters<2, 2>(); }
+
+// The plan (common/few_tiles.h) needs the resident clusters of two, and where the rows are off the lines (where it
+// may take 2 × 2 clusters) of four.
 GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
-  using Kernel13Tiling = Tiling<128, 256, 2, 1>;
-  CUDA_CHECK(cudaFuncSetAttribute(few_tiles_kernel<Kernel13Tiling>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  Kernel13Tiling::kSharedBytes));
-  const int clusters = persistent_cluster_count(few_tiles_kernel<Kernel13Tiling>, Kernel13Tiling::kThreads,
-                                                Kernel13Tiling::kSharedBytes, 2, INT_MAX);
-  const FewTilesPlan plan = plan_few_tiles(problem.m, problem.n, problem.k, clusters);
+  const FewTilesPlan plan = plan_few_tiles(problem.m, problem.n, problem.k, resident_clusters<2, 1>(), -1,
+                                           rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0);
   if (plan.block_m == 64)
     return plan.block_n == 192 ? prepare_oriented<64, 192>(problem, plan) : prepare_oriented<64, 128>(problem, plan);
   if (plan.block_n == 192) return prepare_oriented<128, 192>(problem, plan);
@@ -415,7 +431,8 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
-// Each tiling and cluster shape: a 1 × 2 cluster multicasts A, a 2 × 1 cluster B; all add partial sums through the L2.
+// Each tiling and cluster shape: a 1 × 2 cluster multicasts A, a 2 × 1 cluster B, a 2 × 2 cluster both; all add
+// partial sums through the L2.
 // Only two consumer warpgroups move registers with setmaxnreg.
 // sass: sm_90a TilingILi128ELi256ELi2ELi1E UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi256ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
@@ -427,3 +444,8 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // sass: sm_90a TilingILi64ELi192ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi64ELi128ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi64ELi128ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi256ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi192ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi128ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi128ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU

@@ -16,6 +16,7 @@
 namespace gemm {
 
 int pingpong_resident_clusters();  // kernels/14_pingpong.cu: the clusters of two that the Hopper chapters keep resident
+int few_tiles_quad_clusters();     // kernels/15_few_tiles.cu: its resident 2 × 2 clusters
 
 CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
   CLI::App* explain = app.add_subcommand(
@@ -25,6 +26,10 @@ CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
   explain->add_option("--clusters", command.clusters,
                       "Resident clusters of two CTAs (66 on a 132-SM H100 or H200); default: ask the GPU")
       ->check(CLI::Range(1, 1 << 16));
+  explain->add_option("--quad-clusters", command.quad_clusters,
+                      "Resident 2x2 clusters, which kernel 15 may take where K % 64 != 0 (30 on the H100 measured); "
+                      "default: ask the GPU, or none where --clusters is given")
+      ->check(CLI::Range(0, 1 << 16));
   return explain;
 }
 
@@ -46,12 +51,12 @@ std::string percent(double fraction) {  // "2 %", "0.5 %"
 
 }  // namespace
 
-std::string explain_shape(const Shape& shape, int clusters) {
+std::string explain_shape(const Shape& shape, int clusters, int quad_clusters) {
   std::ostringstream line;
   line << to_string(shape) << "  ";
   if (const auto refusal = shape_refusal(ShapeRule::kTmaAlignedTileTable, shape.m, shape.n, shape.k))
     return line.str() + "not taken: " + *refusal;
-  const PingPongEstimate estimate = estimate_pingpong(shape.m, shape.n, shape.k, clusters);
+  const PingPongEstimate estimate = estimate_pingpong(shape.m, shape.n, shape.k, clusters, quad_clusters);
   if (estimate.pingpong) {
     line << "14 pingpong   128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << estimate.pingpong_cluster_tiles
          << " cluster tiles in " << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
@@ -59,8 +64,8 @@ std::string explain_shape(const Shape& shape, int clusters) {
     const FewTilesPlan& plan = estimate.few_tiles_plan;
     const StreamKSchedule& schedule = plan.schedule;
     line << "15 few_tiles  " << plan.block_m << "x" << plan.block_n << " tiles, "
-         << (plan.cluster_along_n ? "1x2" : "2x1") << " clusters: " << plan.cluster_tiles << " cluster tiles";
-    if (plan.cluster_tiles < clusters) {
+         << plan.cluster_m << "x" << plan.cluster_n << " clusters: " << plan.cluster_tiles << " cluster tiles";
+    if (plan.cluster_tiles < plan.resident_clusters) {
       if (schedule.even_shares() > 0)
         line << " of " << plan.k_blocks << " k blocks, each split along K in " << schedule.even_shares()
              << " equal shares over " << schedule.workers << " clusters";
@@ -93,17 +98,22 @@ std::string explain_shape(const Shape& shape, int clusters) {
 }
 
 int command_explain(const ExplainCommand& command) {
-  int clusters = command.clusters;
+  int clusters = command.clusters, quad_clusters = command.quad_clusters;
   if (clusters == 0) {
     const GpuInfo gpu = query_gpu();  // NoGpuError (exit 77) without one
     if (!build_has_code_for(gpu)) throw UsageError(no_code_message(gpu));
     if (!arch_runs_on(Arch::kSm90a, gpu.cc_major, gpu.cc_minor))
       throw UsageError("explain models chapters 14-16, which need sm_90a; this GPU is not one: give --clusters");
     clusters = pingpong_resident_clusters();
+    if (quad_clusters < 0) quad_clusters = few_tiles_quad_clusters();
   }
+  if (quad_clusters < 0) quad_clusters = 0;
   const std::vector<Shape> shapes = command.shapes.empty() ? results_run_shapes() : parse_shape_list(command.shapes);
-  std::cout << "kernel 16 (dispatch) on " << clusters << " resident clusters of two CTAs:\n";
-  for (const Shape& shape : shapes) std::cout << explain_shape(shape, clusters) << "\n";
+  std::cout << "kernel 16 (dispatch) on " << clusters << " resident clusters of two CTAs and "
+            << (quad_clusters > 0 ? std::to_string(quad_clusters) : "no") << " 2x2 clusters of four"
+            << (quad_clusters > 0 ? "" : " (kernel 15 takes them where K % 64 != 0: give --quad-clusters)") << ":\n";
+  for (const Shape& shape : shapes)
+    std::cout << explain_shape(shape, clusters, rows_off_lines(shape.k) ? quad_clusters : 0) << "\n";
   return kExitOk;
 }
 

@@ -176,7 +176,7 @@ TEST(PingPongChoice, FewTileFigures) {
   const PingPongEstimate thin = estimate_pingpong(128, 4096, 14336, kClusters);
   EXPECT_EQ(thin.few_tiles_plan.block_m, 64);
   EXPECT_EQ(thin.few_tiles_plan.block_n, 192);
-  EXPECT_FALSE(thin.few_tiles_plan.cluster_along_n);
+  EXPECT_FALSE(thin.few_tiles_plan.cluster_along_n());
   EXPECT_EQ(thin.few_tiles_plan.cluster_tiles, 22);
   EXPECT_EQ(thin.few_tiles_plan.schedule.workers, 66);
   EXPECT_EQ(thin.few_tiles_plan.schedule.whole_tiles, 0);
@@ -293,14 +293,14 @@ TEST(PingPongChoice, EvenSplits) {
   const FewTilesPlan ragged = plan_few_tiles(320, 1536, 11008, kClusters);
   EXPECT_EQ(ragged.block_m, 128);
   EXPECT_EQ(ragged.block_n, 128);
-  EXPECT_TRUE(ragged.cluster_along_n);
+  EXPECT_TRUE(ragged.cluster_along_n());
   EXPECT_EQ(ragged.cluster_tiles, 18);
   EXPECT_EQ(ragged.schedule.workers, 54);
   // Nor with shares under 32 k blocks: at 192 × 2560 × 3072 (48 k blocks), 20 cluster tiles of 128 × 128 in 3 shares
   // of 16 are no candidate; the pick, 30 of 64 × 128 in 1 × 2 clusters, is split in 2 (its shares of 24 allowed).
   const FewTilesPlan short_shares = plan_few_tiles(192, 2560, 3072, kClusters);
   EXPECT_EQ(short_shares.block_m, 64);
-  EXPECT_TRUE(short_shares.cluster_along_n);
+  EXPECT_TRUE(short_shares.cluster_along_n());
   EXPECT_EQ(short_shares.cluster_tiles, 30);
   EXPECT_EQ(short_shares.schedule.workers, 60);
   // 1024 × 1024 × 1024: 64 tiles of 64 × 128, whole; 32 of 128 × 128 would have shares of 8 k blocks, none.

@@ -496,12 +496,12 @@ TEST(FewTiles, ClusterOrientationByTheScheduleWhereTilesAreMany) {
   EXPECT_DOUBLE_EQ(round_schedule_blocks(along_m, 1024), 160 + 2400.0 / 66 + 24);
   const FewTilesPlan plan = plan_few_tiles(640, 13824, 5120, 66);
   EXPECT_EQ(plan.block_n, 256);
-  EXPECT_FALSE(plan.cluster_along_n);
+  EXPECT_FALSE(plan.cluster_along_n());
   EXPECT_EQ(plan.cluster_tiles, 162);
   // 128 tokens through a wide layer: 2 × 1 clusters would compute a row of zeros below C in every cluster (112
   // cluster tiles, two rounds, the second split), 1 × 2 clusters 56 tiles in one whole round.
   const FewTilesPlan tokens = plan_few_tiles(128, 28672, 4096, 66);
-  EXPECT_TRUE(tokens.cluster_along_n);
+  EXPECT_TRUE(tokens.cluster_along_n());
   EXPECT_EQ(tokens.cluster_tiles, 56);
 }
 
@@ -522,11 +522,11 @@ TEST(FewTiles, NarrowTilesBelowTwoRoundsOfWideOnesOrInWholeRounds) {
             ++narrow_in_rounds;
             EXPECT_LT(wide_cluster_tiles, 4 * 66);
             EXPECT_EQ(plan.block_m, 128);
-            EXPECT_FALSE(plan.cluster_along_n);
+            EXPECT_FALSE(plan.cluster_along_n());
             EXPECT_FALSE(plan.schedule.splits());
           }
         }
-        const int cluster_m = plan.cluster_along_n ? 1 : 2;
+        const int cluster_m = plan.cluster_along_n() ? 1 : 2;
         EXPECT_EQ(plan.cluster_tiles * 2LL,
                   cluster_cta_tiles(m, n, cluster_m, 3 - cluster_m, plan.block_n, plan.block_m));
         EXPECT_EQ(plan.schedule.tiles, plan.cluster_tiles);
@@ -546,7 +546,7 @@ TEST(FewTiles, NarrowTilesInWholeRoundsWhereSixPerCentAhead) {
   const FewTilesPlan cube = plan_few_tiles(3072, 3072, 3072, 66);
   EXPECT_EQ(cube.block_m, 128);
   EXPECT_EQ(cube.block_n, 192);
-  EXPECT_FALSE(cube.cluster_along_n);
+  EXPECT_FALSE(cube.cluster_along_n());
   EXPECT_EQ(cube.cluster_tiles, 192);
   EXPECT_EQ(cube.schedule.workers, 64);
   EXPECT_FALSE(cube.schedule.splits());
@@ -562,7 +562,7 @@ TEST(FewTiles, NarrowTilesInWholeRoundsWhereSixPerCentAhead) {
   // tiles (4 × 51 = 204) would split their last 6, its 128 × 128 ones (4 × 76 = 304) their last 40: no candidates.
   const FewTilesPlan split = plan_few_tiles(808, 9616, 8992, 66);
   EXPECT_EQ(split.block_n, 256);
-  EXPECT_FALSE(split.cluster_along_n);
+  EXPECT_FALSE(split.cluster_along_n());
   EXPECT_EQ(split.schedule.split_tiles(), 20);
 }
 
