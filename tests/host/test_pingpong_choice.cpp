@@ -307,5 +307,23 @@ TEST(PingPongChoice, EvenSplits) {
   EXPECT_FALSE(plan_few_tiles(1024, 1024, 1024, kClusters).schedule.splits());
 }
 
+// Where kernel 15's plan costs 2 × 2 clusters (rows off the lines, few tiles), the ping-pong's k blocks are charged what
+// its pairs are (1.25); elsewhere nothing. 704 × 3544 × 14000 (K % 16 = 0, K % 64 = 48): the ping-pong's rounds of
+// k blocks cost 1.25 times as much, its allowance for a short launch (20 · 1024) the same; kernel 15 takes 128 × 192
+// tiles in 2 × 2 clusters and kernel 16 it instead of the ping-pong it took before.
+TEST(PingPongChoice, OffTheLinesThePingPongPaysAsPairsDo) {
+  const PingPongEstimate before = estimate_pingpong(704, 3544, 14000, 66);
+  const PingPongEstimate quads = estimate_pingpong(704, 3544, 14000, 66, 30);
+  EXPECT_TRUE(before.pingpong);
+  EXPECT_FALSE(quads.pingpong);
+  EXPECT_TRUE(quads.few_tiles_plan.quad_clusters());
+  EXPECT_EQ(quads.few_tiles_plan.block_n, 192);
+  EXPECT_NEAR(quads.pingpong_cycles - 20 * 1024, 1.25 * (before.pingpong_cycles - 20 * 1024), 1e-6);
+  // K a multiple of 64: the same estimate with or without clusters of four.
+  const PingPongEstimate aligned = estimate_pingpong(704, 3544, 14016, 66, 30);
+  EXPECT_DOUBLE_EQ(aligned.pingpong_cycles, estimate_pingpong(704, 3544, 14016, 66).pingpong_cycles);
+  EXPECT_DOUBLE_EQ(aligned.cooperative_cycles, estimate_pingpong(704, 3544, 14016, 66).cooperative_cycles);
+}
+
 }  // namespace
 }  // namespace gemm

@@ -587,5 +587,61 @@ TEST(FewTiles, OneTilingForced) {
   EXPECT_TRUE(plan_few_tiles(4096, 4096, 4096, 66, 4).narrow());
 }
 
+// Rows off the L2's lines (K % 64 != 0): 2 × 2 clusters are costed over the resident clusters of four, each k block
+// charged 1.06 times (1.25 in clusters of two), and only where K % 64 != 0, the tiles are few and clusters of four were
+// given. 512 × 3840 × 4088, 64 k blocks (4088 = 63.9 · 64): in 128 × 128 tiles 4 × 30 CTA tiles, 2 × 15 = 30 cluster
+// tiles of 2 × 2 on 30 clusters of four, one whole round: 64 · 512 · 1.19 · 1.06 + 3300 = 44633.8 cycles; in 2 × 1
+// clusters 60 cluster tiles whole on 66, 64 · 512 · 1.19 · 1.25 + 3300 = 52042 (no split pays: even 61 workers need
+// 1.1 · 3840 / 61 + 24 · 1024 / 761.6 > 64 k blocks). 128 × 192 in 2 × 2 (2 × 10 = 20 cluster tiles whole):
+// 64 · 768 · 1.04 · 1.06 + 3300 = 57485.6; 128 × 256 in 2 × 2 (2 × 8 = 16 whole): 64 · 1024 · 1.06 + 3300 = 72766.
+TEST(FewTiles, QuadClustersWhereRowsAreOffTheLines) {
+  const FewTilesPlan quad = plan_few_tiles(512, 3840, 4088, 66, -1, 30);
+  EXPECT_EQ(quad.block_m, 128);
+  EXPECT_EQ(quad.block_n, 128);
+  EXPECT_TRUE(quad.quad_clusters());
+  EXPECT_EQ(quad.cluster_tiles, 30);
+  EXPECT_EQ(quad.resident_clusters, 30);
+  EXPECT_EQ(quad.schedule.workers, 30);
+  EXPECT_FALSE(quad.schedule.splits());
+  EXPECT_DOUBLE_EQ(quad.pair_slowdown, 1.25);
+  EXPECT_NEAR(quad.schedule_cycles, 64 * 512 * 1.19 * 1.06 + 3300, 1e-6);
+  // Without clusters of four the plan is what it was: 2 × 1, 60 cluster tiles whole, nothing charged for the lines.
+  const FewTilesPlan pairs = plan_few_tiles(512, 3840, 4088, 66);
+  EXPECT_FALSE(pairs.quad_clusters());
+  EXPECT_FALSE(pairs.cluster_along_n());
+  EXPECT_EQ(pairs.cluster_tiles, 60);
+  EXPECT_EQ(pairs.resident_clusters, 66);
+  EXPECT_DOUBLE_EQ(pairs.pair_slowdown, 1.0);
+  EXPECT_NEAR(pairs.schedule_cycles, 64 * 512 * 1.19 + 3300, 1e-6);
+  // With K a multiple of 64 the rows are on the lines: no 2 × 2 candidate, whatever clusters of four there are.
+  const FewTilesPlan aligned = plan_few_tiles(512, 3840, 4096, 66, -1, 30);
+  EXPECT_FALSE(aligned.quad_clusters());
+  EXPECT_EQ(aligned.cluster_tiles, 60);
+  EXPECT_DOUBLE_EQ(aligned.pair_slowdown, 1.0);
+  // Many tiles (8192 × 8192 × 4088: 32 × 32 CTA tiles of 128 × 256, 512 cluster tiles): kernel 13's plan, in pairs.
+  const FewTilesPlan many = plan_few_tiles(8192, 8192, 4088, 66, -1, 30);
+  EXPECT_FALSE(many.quad_clusters());
+  EXPECT_FALSE(many.narrow());
+  EXPECT_DOUBLE_EQ(many.pair_slowdown, 1.0);
+}
+
+// A last round of a few tiles split over many clusters of four is charged its owners' partials (5 k blocks each).
+// 968 × 3856 × 24400, 382 k blocks: 128 × 256 tiles in 2 × 2 clusters, 4 × 8 = 32 cluster tiles on 30, a whole round
+// and 2 tiles split over 30 clusters (30 / 2 = 15 partials charged an owner): 382 + 2 · 382 / 30 + 24 · 1024 / 1085.44
+// + 5 · 15 = 505.1 k blocks of 1024 · 1.06 cycles, 555 k cycles with two boundaries, where without the partials it
+// would be 473 k. In 2 × 1 clusters 64 cluster tiles whole on 66: 382 · 1024 · 1.25 + 3300 = 492260. 2 tiles over 30
+// clusters measured 16 % slower than the whole round in pairs on an H100 (docs/log/15_few_tiles.md, section 17).
+TEST(FewTiles, QuadClustersChargeAFewTilesSplitOverMany) {
+  const FewTilesPlan plan = plan_few_tiles(968, 3856, 24400, 66, -1, 30);
+  EXPECT_FALSE(plan.quad_clusters());
+  EXPECT_EQ(plan.block_n, 256);
+  EXPECT_EQ(plan.cluster_tiles, 64);
+  EXPECT_FALSE(plan.schedule.splits());
+  EXPECT_NEAR(plan.schedule_cycles, 382 * 1024 * 1.25 + 3300, 1e-6);
+  const StreamKSchedule quad = StreamKSchedule::make_few_tiles(32, 382, 30, 1024 * 1.06);
+  EXPECT_EQ(quad.split_tiles(), 2);
+  EXPECT_NEAR(round_schedule_blocks(quad, 1024 * 1.06, true) - round_schedule_blocks(quad, 1024 * 1.06), 75, 1e-9);
+}
+
 }  // namespace
 }  // namespace gemm
