@@ -50,9 +50,10 @@ constexpr double kEvenSplitCycles = 4800;
 // were 2.4 times those at K = 4096, its L2's request coalescer served few of them, and a k block took 1.19-1.34 times
 // as long in 2 × 1 clusters, by tiling (an H100; docs/log/15_few_tiles.md, section 17). In 2 × 2 clusters each CTA
 // requests half of its A and half of its B, multicast to its cluster row and column, a third fewer rows than in 2 × 1:
-// there a k block off the lines took 1.02-1.06 times an aligned one. So where the rows are off the lines every tiling
-// is also costed in 2 × 2 clusters, over the GPU's resident clusters of four (fewer SMs than in pairs: 120 of 132 on
-// that H100), and each k block is charged kOffLinePairSlowdown in clusters of two and kOffLineQuadSlowdown in 2 × 2.
+// there a k block off the lines took 1.03-1.06 times an aligned one in 2 × 1. So where the rows are off the lines every
+// tiling is also costed in 2 × 2 clusters, over the GPU's resident clusters of four (fewer SMs than in pairs: 120 of
+// 132 on that H100), and each k block is charged kOffLinePairSlowdown in clusters of two and kOffLineQuadSlowdown in
+// 2 × 2.
 // Only where the tiles are few: with two rounds of 128 × 256 tiles or more, 2 × 2 clusters were not measured.
 constexpr int kLineAlignedK = 64;
 constexpr double kOffLinePairSlowdown = 1.25;

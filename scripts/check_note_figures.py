@@ -10,8 +10,8 @@ A measurement table in a note looks like
     | 1024³ | 110 | 225 | 0.49 | 0.70× |
     | 4096 × 14336 × 4096 | 534 | 844 | 0.63 | 1.08× |
 
-and the note links the compare.csv it comes from: the nearest link ending in compare.csv above the table (so a
-note can give one table per GPU, each under a link to that GPU's results).
+and the note links the CSV it comes from (a compare.csv, or a copy of one under results/): the nearest link ending in
+.csv above the table (so a note can give one table per GPU, each under a link to that GPU's results).
 Every figure must be the CSV's number written at the precision shown: TFLOP/s of the kernel and of cuBLAS
 (`tflops`), the ratio to cuBLAS and the speed-up over the kernel named in "vs NN" (both ratios of the
 `ms_median` times). Numbers are formatted as Python formats them, like scripts/update_readme_table.py.
@@ -40,7 +40,7 @@ from typing import Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = re.compile(r"^\|\s*shape\s*\|\s*(\d+) TFLOP/s\s*\|\s*cuBLAS\s*\|\s*ratio\s*\|(?:\s*vs (\d+)\s*\|)?\s*$")
-CSV_LINK = re.compile(r"\]\(([^)]*compare\.csv)\)")
+CSV_LINK = re.compile(r"\]\(([^)]*\.csv)\)")
 COLUMN_KERNEL = re.compile(r"(\d+): \S")  # a side-by-side table's column head
 SPEED_AND_RATIO = re.compile(r"(\S+) \((\S+)\)")
 
@@ -116,7 +116,7 @@ def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str
     for start, (header, columns) in tables.items():
         links = [match for line in lines[:start] for match in CSV_LINK.finditer(line)]
         if not links:
-            raise InputError(f"{note}: the measurement table at line {start + 1} has no compare.csv link above it")
+            raise InputError(f"{note}: the measurement table at line {start + 1} has no link to a CSV above it")
         link = links[-1][1]
         results = load_csv((note.parent / link).resolve())
         for number in range(start + 2, len(lines)):

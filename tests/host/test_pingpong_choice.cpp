@@ -307,8 +307,8 @@ TEST(PingPongChoice, EvenSplits) {
   EXPECT_FALSE(plan_few_tiles(1024, 1024, 1024, kClusters).schedule.splits());
 }
 
-// Where kernel 15's plan costs 2 × 2 clusters (rows off the lines, few tiles), the ping-pong's k blocks are charged what
-// its pairs are (1.25); elsewhere nothing. 704 × 3544 × 14000 (K % 16 = 0, K % 64 = 48): the ping-pong's rounds of
+// Where kernel 15's plan costs 2 × 2 clusters (rows off the lines, few tiles), the ping-pong's k blocks are charged
+// what its pairs are (1.25); elsewhere nothing. 704 × 3544 × 14000 (K % 16 = 0, K % 64 = 48): the ping-pong's rounds of
 // k blocks cost 1.25 times as much, its allowance for a short launch (20 · 1024) the same; kernel 15 takes 128 × 192
 // tiles in 2 × 2 clusters and kernel 16 it instead of the ping-pong it took before.
 TEST(PingPongChoice, OffTheLinesThePingPongPaysAsPairsDo) {
