@@ -27,8 +27,8 @@ CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
                       "Resident clusters of two CTAs (66 on a 132-SM H100 or H200); default: ask the GPU")
       ->check(CLI::Range(1, 1 << 16));
   explain->add_option("--quad-clusters", command.quad_clusters,
-                      "Resident 2x2 clusters, which kernel 15 may take where K % 64 != 0 (30 on the H100 measured); "
-                      "default: ask the GPU, or none where --clusters is given")
+                      "Resident 2x2 clusters, which kernel 15 may take where K % 64 != 0 (30 on the H100s and the "
+                      "H200 measured); default: ask the GPU, or none where --clusters is given")
       ->check(CLI::Range(0, 1 << 16));
   return explain;
 }
