@@ -96,18 +96,16 @@ __host__ __device__ constexpr bool few_tiles_cluster_along_n(int m, int n, int b
 // A worker's k blocks under a schedule of at least as many tiles as workers (make()'s): its whole rounds, and of the
 // last round either a whole tile or its share of the split tiles plus a split's fixed cost (in k blocks of
 // block_cycles). What the cluster orientations are compared by where the tiles are many. With `partials`, also what an
-// owner's partials cost (StreamKSchedule::kPartialCostBlocks each, workers / split tiles of them, as split_blocks
-// charges them): where 2 × 2 clusters are costed, which split a last round of a few tiles over many clusters (2 tiles
-// over 30 measured 16 % slower than one whole round in pairs; docs/log/15_few_tiles.md, section 17).
+// owner's partials cost (StreamKSchedule::partial_cost_blocks, as split_blocks charges them): where 2 × 2 clusters are
+// costed, which split a last round of a few tiles over many clusters (2 tiles over 30 measured 16 % slower than one
+// whole round in pairs; docs/log/15_few_tiles.md, section 17).
 __host__ __device__ inline double round_schedule_blocks(const StreamKSchedule& schedule, double block_cycles,
                                                         bool partials = false) {
   if (schedule.splits())
     return static_cast<double>(schedule.full_rounds()) * schedule.k_blocks +
            static_cast<double>(schedule.split_iterations()) / schedule.workers +
            StreamKSchedule::split_cost_blocks(block_cycles) +
-           (partials ? StreamKSchedule::kPartialCostBlocks * static_cast<double>(schedule.workers) /
-                           schedule.split_tiles()
-                     : 0.0);
+           (partials ? StreamKSchedule::partial_cost_blocks(schedule.split_tiles(), schedule.workers) : 0.0);
   return static_cast<double>(schedule.rounds()) * schedule.k_blocks;  // a partial last round costs a whole tile too
 }
 

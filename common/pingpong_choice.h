@@ -95,15 +95,15 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   estimate.few_tiles_plan = plan_few_tiles(m, n, k, clusters, -1, quad_clusters);
   const FewTilesPlan& plan = estimate.few_tiles_plan;
   estimate.few_tiles = plan.narrow() || plan.cluster_tiles < plan.resident_clusters;
-  const double line_slowdown = plan.pair_slowdown;
   estimate.cooperative_cycles =
       plan.cycles + (estimate.few_tiles && !plan.schedule.splits() ? kFewTilesWholeCycles : 0);
   for (int index = 0; index < kPingPongWidthCount; ++index) {
     const int width = pingpong_width(index);
     const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, width);
     const long long rounds = div_up(cluster_tiles, clusters);
-    const double cycles = static_cast<double>(rounds * k_blocks * 4 * width) * kPingPongOverhead * line_slowdown +
-                          (estimate.few_tiles ? kPingPongFewTilesCycles : 0);
+    const double cycles =
+        static_cast<double>(rounds * k_blocks * 4 * width) * kPingPongOverhead * plan.pair_slowdown +
+        (estimate.few_tiles ? kPingPongFewTilesCycles : 0);
     if (estimate.pingpong_width == 0 || cycles < estimate.pingpong_cycles) {
       estimate.pingpong_width = width;
       estimate.pingpong_cluster_tiles = static_cast<int>(cluster_tiles);

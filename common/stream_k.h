@@ -119,11 +119,17 @@ struct StreamKSchedule {
     return kSplitCostBlocks * 1024 / block_cycles;
   }
 
+  // What an owner's partials cost when `split_tiles` tiles are split over `workers`: about workers / split_tiles of
+  // them, added one after another.
+  __host__ __device__ static constexpr double partial_cost_blocks(int split_tiles, int workers) {
+    return kPartialCostBlocks * static_cast<double>(workers) / split_tiles;
+  }
+
   // A worker's time in k blocks when `tiles` tiles of `k_blocks` k blocks of `block_cycles` are split over `workers`.
   __host__ __device__ static constexpr double split_blocks(int tiles, int k_blocks, int workers,
                                                            double block_cycles = 1024) {
     return kSplitBlockSlowdown * tiles * k_blocks / workers + split_cost_blocks(block_cycles) +
-           kPartialCostBlocks * static_cast<double>(workers) / tiles;
+           partial_cost_blocks(tiles, workers);
   }
 
   __host__ __device__ static StreamKSchedule make_few_tiles(int tiles, int k_blocks, int workers,

@@ -112,8 +112,7 @@ int command_explain(const ExplainCommand& command) {
   std::cout << "kernel 16 (dispatch) on " << clusters << " resident clusters of two CTAs and "
             << (quad_clusters > 0 ? std::to_string(quad_clusters) : "no") << " 2x2 clusters of four"
             << (quad_clusters > 0 ? "" : " (kernel 15 takes them where K % 64 != 0: give --quad-clusters)") << ":\n";
-  for (const Shape& shape : shapes)
-    std::cout << explain_shape(shape, clusters, rows_off_lines(shape.k) ? quad_clusters : 0) << "\n";
+  for (const Shape& shape : shapes) std::cout << explain_shape(shape, clusters, quad_clusters) << "\n";
   return kExitOk;
 }
 
