@@ -7,7 +7,7 @@
 // tensor pipe idles at every tile boundary while they store C and wait for the next tile's first stage: its SMs are
 // active about 3.3 k cycles per tile beyond the multiplies (H100, LLM shape, measured on the old kernel 09's
 // cooperative kernel; docs/log/09-15_against_cublas.md, "What would still close the gap"), which costs most where
-// tiles are short (small K). Kernel 14, the ping-pong kernel, computes 128 × 176 or 128 × 184 tiles, each consumer
+// tiles are short (small K). Kernel 14, the ping-pong kernel, computes 128 × w tiles (w 144-184), each consumer
 // warpgroup a whole tile in turn, so that one's epilogue runs under the other's main loop; its tiles read more
 // operand bytes per output, it pads N to a multiple of its width, and it has no split of the last round, so it pays
 // only where its rounds of cluster tiles come out nearly whole.
@@ -20,8 +20,9 @@
 //                or whole tiles);
 //   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 4w-cycle k blocks, kPingPongOverhead
 //                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200), for the
-//                width of the two that needs fewer (176, cuBLAS's tile, on a tie): on the LLM shape 184 fills 19
-//                rounds where 176 needs 20 (14336 = 77.9 × 184 = 81.5 × 176), 0.7 % fewer cycles;
+//                width of the rule's two that needs fewer (176, cuBLAS's tile, on a tie): on the LLM shape 184
+//                fills 19 rounds where 176 needs 20 (14336 = 77.9 × 184 = 81.5 × 176), 0.7 % fewer cycles; where
+//                it takes kernel 14, that kernel launches the best of its four widths (below);
 // and takes the ping-pong only where it has at least kPingPongMinRounds rounds (with fewer its second warpgroup's late
 // start and its lone last tile weigh: on 2048 × 14336 × 4096, 10 rounds, the model puts it 2.8 % ahead and it measured
 // level, and on 4096 × 8192 × 4096, 11 rounds, 2.2 % ahead and it measured 4 % behind) and the model puts it
@@ -66,19 +67,37 @@ constexpr double kFewTilesWholeCycles = 14 * 1024;
 constexpr double kPingPongFewTilesCycles = 20 * 1024;
 
 // The ping-pong kernel's tile widths (kernels/14_pingpong.cu instantiates it for each). A consumer thread holds w
-// accumulators; with addressing and C's packing both fit in its 232 registers without spilling (the SASS test).
-constexpr int kPingPongWidthCount = 2;
-__host__ __device__ constexpr int pingpong_width(int index) { return index == 0 ? 176 : 184; }
+// accumulators; with addressing and C's packing all fit in its 232 registers without spilling (the SASS test). 176 and
+// 184 are the rule's widths: the choice between kernels 14 and 15 weighs kernel 14 at the better of those two, as it
+// was fitted and checked. 144 and 160, the widths cuBLAS takes where 176 and 184 make rounds of part-empty tiles (4672
+// = 32.4 × 144), may then be what kernel 14 launches, but do not decide for it: with them the few-tile clause moved
+// shapes of few rows and long K to kernel 14, which was 1.1-1.2 times as slow there (docs/log/15_few_tiles.md, section
+// 20; chosen among the four only where the rule with two takes kernel 14, 0.95 of the time on 16 fresh shapes).
+constexpr int kPingPongWidthCount = 4;
+__host__ __device__ constexpr int pingpong_width(int index) {
+  constexpr int kWidths[kPingPongWidthCount] = {144, 160, 176, 184};
+  return kWidths[index];
+}
+__host__ __device__ constexpr bool pingpong_rule_width(int index) { return pingpong_width(index) >= 176; }
+// Each width's k block in cycles over its multiply-adds (4w), relative to 176's, fitted on an H200 to 17 shapes
+// (section 20): a narrower tile brings more operand bytes per output (12 % more at 144 than at 176), and its k block
+// measured 4 % (144) and 2 % (160) longer per multiply-add; 184's measured 0.6 % shorter, left at 1.
+__host__ __device__ constexpr double pingpong_width_factor(int index) {
+  constexpr double kFactors[kPingPongWidthCount] = {1.04, 1.02, 1.0, 1.0};
+  return kFactors[index];
+}
 
 struct PingPongEstimate {
   double cooperative_cycles = 0;  // per SM: kernel 15's, by its plan (kernel 13's where the tiles are many)
   bool few_tiles = false;         // kernel 15 takes narrow tiles, or has fewer 128 × 256 cluster tiles than clusters
   bool split_last_round = false;  // many tiles, and kernel 15 splits its last round along K
   FewTilesPlan few_tiles_plan;    // kernel 15's plan: tile size, clusters, schedule
-  double pingpong_cycles = 0;     // per SM, with the chosen width
-  int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M) with the chosen width
+  double pingpong_cycles = 0;     // per SM, with the width it launches
+  int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M) with that width
   int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs with it
-  int pingpong_width = 0;         // its tile width: of the widths the one with fewer cycles
+  int pingpong_width = 0;         // the width it launches: of the four the one with the fewest cycles
+  double rule_cycles = 0;         // per SM, with the better of the rule's widths (176, 184): what the rule weighs
+  int rule_rounds = 0;            // its rounds with that width
   bool k_aligned = false;         // K % kPingPongKMultiple == 0: the only shapes where the rule may take kernel 14
   bool pingpong = false;          // the rule's choice
 };
@@ -102,23 +121,28 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
     const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, width);
     const long long rounds = div_up(cluster_tiles, clusters);
     const double cycles =
-        static_cast<double>(rounds * k_blocks * 4 * width) * kPingPongOverhead * plan.pair_slowdown +
+        static_cast<double>(rounds * k_blocks * 4 * width) * pingpong_width_factor(index) * kPingPongOverhead *
+            plan.pair_slowdown +
         (estimate.few_tiles ? kPingPongFewTilesCycles : 0);
-    if (estimate.pingpong_width == 0 || cycles < estimate.pingpong_cycles) {
+    if (estimate.pingpong_width == 0 || cycles < estimate.pingpong_cycles) {  // the narrower on a tie
       estimate.pingpong_width = width;
       estimate.pingpong_cluster_tiles = static_cast<int>(cluster_tiles);
       estimate.pingpong_rounds = static_cast<int>(rounds);
       estimate.pingpong_cycles = cycles;
+    }
+    if (pingpong_rule_width(index) && (estimate.rule_rounds == 0 || cycles < estimate.rule_cycles)) {  // 176 on a tie
+      estimate.rule_rounds = static_cast<int>(rounds);
+      estimate.rule_cycles = cycles;
     }
   }
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
   estimate.k_aligned = k % kPingPongKMultiple == 0;
   estimate.pingpong =
       estimate.k_aligned &&
-      ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.pingpong_cycles) ||
-       (!estimate.few_tiles && estimate.pingpong_rounds >= kPingPongMinRounds &&
-        estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.pingpong_cycles) ||
-       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.pingpong_cycles));
+      ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.rule_cycles) ||
+       (!estimate.few_tiles && estimate.rule_rounds >= kPingPongMinRounds &&
+        estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.rule_cycles) ||
+       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.rule_cycles));
   return estimate;
 }
 

@@ -8,8 +8,10 @@
 // epilogue runs under the other's main loop and the pipe does not stop at a tile boundary.
 //
 // A warpgroup now holds a whole tile's accumulators, so the tile is narrower: 128 × 176 (cuBLAS's tile for the LLM
-// shape) or 128 × 184 (184 accumulators a thread still fit in 232 registers), whichever fills the rounds better on
-// this shape (common/pingpong_choice.h: on 4096 × 14336 × 4096, 19 rounds of 184 instead of 20 of 176).
+// shape), 128 × 184 (184 accumulators a thread still fit in 232 registers), 128 × 160 or 128 × 144 (cuBLAS's where the
+// wider ones leave rounds of part-empty tiles), whichever fills the rounds better on this shape, each weighed by what
+// its k block measured (common/pingpong_choice.h: on 4096 × 14336 × 4096, 19 rounds of 184 instead of 20 of 176; on
+// 1024 × 4672 × 4544, 2 rounds of 144, 33 tiles across, instead of 2 of 176, 27 across).
 //
 // The producer loads the tiles back to back into one ring; a warpgroup starts on its tile's stages only once the
 // other has issued its last k block (a named barrier passes the turn: a parity wait is unambiguous only within one
@@ -72,10 +74,10 @@ constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);
 constexpr int kRowBytes = kBlockK * sizeof(bf16);
 constexpr int kBoxCols = 64;  // C goes out in boxes of 8 rows × 64 columns (128 bytes, 128B-swizzled) and one narrower
 
-// The tile is 128 × kTileN, kTileN = 176 or 184, whichever fills the rounds better (common/pingpong_choice.h). The LLM
-// shape's 14336 columns are 81.5 tiles of 176 and 77.9 of 184: 20 rounds of 66 cluster tiles against 19 rounds of
-// tiles 4.5 % wider, 0.7 % fewer cycles.
-constexpr int kPingPongStages = 5;     // 5 × 38 KB (176) or 39 KB (184) = 190 or 195 KB, and 16 KB of C slots
+// The tile is 128 × kTileN, kTileN = 144, 160, 176 or 184, whichever fills the rounds better
+// (common/pingpong_choice.h). The LLM shape's 14336 columns are 81.5 tiles of 176 and 77.9 of 184: 20 rounds of 66
+// cluster tiles against 19 rounds of tiles 4.5 % wider, 0.7 % fewer cycles.
+constexpr int kPingPongStages = 5;     // 5 × 34-39 KB (144-184) = 170-195 KB, and 16 KB of C slots
 constexpr int kPingPongGroupRows = 8;  // kernels 07-08's bands of 8 cluster rows
 constexpr int kWarpsPerWarpgroup = 4;
 constexpr int kCSlotsPerWarp = 2;  // a warp stages a box in one while the other's store reads the other
@@ -85,11 +87,11 @@ template <int kTileN>
 struct PingPongTile {
   static constexpr int kAccumulators = kTileN / 2;  // per thread for one 64-row half; both halves fit in 232 registers
   static constexpr int kTileBytesB = kTileN * kBlockK * sizeof(bf16);
-  // Each CTA of the cluster loads a slice of B and multicasts it, in whole 8-row swizzle atoms: 88 + 88 rows of 176,
-  // 96 + 88 of 184 (one tensor map per slice height).
+  // Each CTA of the cluster loads a slice of B and multicasts it, in whole 8-row swizzle atoms: 72 + 72 rows of 144,
+  // 80 + 80 of 160, 88 + 88 of 176, 96 + 88 of 184 (one tensor map per slice height).
   static constexpr int kFirstSliceRowsB = (kTileN / 2 + 7) / 8 * 8;
   static constexpr int kSecondSliceRowsB = kTileN - kFirstSliceRowsB;
-  static constexpr int kLastBoxCols = kTileN - 2 * kBoxCols;  // 176 = 64 + 64 + 48, 184 = 64 + 64 + 56
+  static constexpr int kLastBoxCols = kTileN - 2 * kBoxCols;  // 144 = 64 + 64 + 16, ..., 184 = 64 + 64 + 56
   static_assert(kTileN % 8 == 0 && kSecondSliceRowsB % 8 == 0 && kLastBoxCols > 0 && kLastBoxCols <= kBoxCols);
 };
 
@@ -138,8 +140,12 @@ __device__ __forceinline__ void store_warp_box(const float (&acc)[kAccumulators]
 template <int kTileN>
 __device__ __forceinline__ void wgmma_pingpong(float (&d)[kTileN / 2], uint64_t descriptor_a, uint64_t descriptor_b,
                                                bool accumulate) {
-  static_assert(kTileN == 176 || kTileN == 184);
-  if constexpr (kTileN == 176)
+  static_assert(kTileN == 144 || kTileN == 160 || kTileN == 176 || kTileN == 184);
+  if constexpr (kTileN == 144)
+    wgmma_m64n144k16(d, descriptor_a, descriptor_b, accumulate);
+  else if constexpr (kTileN == 160)
+    wgmma_m64n160k16(d, descriptor_a, descriptor_b, accumulate);
+  else if constexpr (kTileN == 176)
     wgmma_m64n176k16(d, descriptor_a, descriptor_b, accumulate);
   else
     wgmma_m64n184k16(d, descriptor_a, descriptor_b, accumulate);
@@ -356,9 +362,13 @@ GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters) {
 }  // namespace
 
 // ---- launcher ----------------------------------------------------------------------------------------
-// How many clusters of this kernel are resident at once: the same for both widths (one CTA per SM). Kernel 16 asks
+// How many clusters of this kernel are resident at once: the same for every width (one CTA per SM). Kernel 16 asks
 // it too, for its choice between this kernel and kernel 13.
 int pingpong_resident_clusters() {
+  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<144>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  kPingPongSharedBytes<144>));
+  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<160>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  kPingPongSharedBytes<160>));
   CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<176>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   kPingPongSharedBytes<176>));
   CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<184>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -368,16 +378,24 @@ int pingpong_resident_clusters() {
 }
 
 GemmLaunch prepare_pingpong(const GemmProblem& problem) {
-  // The tile width whose whole rounds need fewer modelled cycles (common/pingpong_choice.h; 176 on a tie).
-  static_assert(kPingPongWidthCount == 2 && pingpong_width(0) == 176 && pingpong_width(1) == 184,
+  // The tile width whose whole rounds need the fewest modelled cycles (common/pingpong_choice.h).
+  static_assert(kPingPongWidthCount == 4 && pingpong_width(0) == 144 && pingpong_width(1) == 160 &&
+                    pingpong_width(2) == 176 && pingpong_width(3) == 184,
                 "the widths instantiated here");
   const int clusters = pingpong_resident_clusters();
   const int width = estimate_pingpong(problem.m, problem.n, problem.k, clusters).pingpong_width;
-  return width == 176 ? prepare_pingpong_width<176>(problem, clusters) : prepare_pingpong_width<184>(problem, clusters);
+  switch (width) {
+    case 144: return prepare_pingpong_width<144>(problem, clusters);
+    case 160: return prepare_pingpong_width<160>(problem, clusters);
+    case 176: return prepare_pingpong_width<176>(problem, clusters);
+    default: return prepare_pingpong_width<184>(problem, clusters);
+  }
 }
 
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
+// sass: sm_90a pingpong_kernelILi144E HGMMA\.64x144x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a pingpong_kernelILi160E HGMMA\.64x160x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
 // sass: sm_90a pingpong_kernelILi176E HGMMA\.64x176x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
 // sass: sm_90a pingpong_kernelILi184E HGMMA\.64x184x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 STSM\.16\.M88\s BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU

@@ -179,9 +179,12 @@ const std::vector<Shape>& shape_suite() {
       // Kernel 16 launches kernel 14 on these (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
       // last one's second CTA outside C, a partial k block (K a multiple of 16, as the rule wants it); 128 × 184
       // tiles on the first (77 columns, the last one ragged, 18.7 rounds), 128 × 176 on the second (66 columns, the
-      // last one ragged, 16 rounds).
+      // last one ragged, 16 rounds), 128 × 160 on the third (78 columns, ragged, 18.9 rounds), 128 × 144 on the
+      // fourth (111 columns, ragged, 26.9 rounds).
       {3900, 14000, 1008},
       {3900, 11600, 1008},
+      {3900, 12360, 1008},
+      {3900, 15880, 1008},
   };
   return suite;
 }

@@ -52,12 +52,13 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 # persistent kernels loop), and on a 132-SM GPU kernels 11-13 and 15 (and 16, which gives it to 15) split its last
 # round along K; 3000 x 2056 x 1000 gives kernels 10-13 two rounds (10 one full one, 11-13 two full ones on 54
 # clusters), so their producers meet at the second, and kernel 14 three rounds of 128 x 176 tiles, two of them
-# full, so the producers of each GPC meet at the second and third; on 3900 x 11600 x 48 and 3900 x 14000 x 48
-# kernel 14 (and 16, which gives them to it) takes 128 x 176 and 128 x 184 tiles (16 and 19 rounds of one partial
-# k block, ragged M and N; tests/host/test_pingpong_choice.cpp).
+# full, so the producers of each GPC meet at the second and third; on 3900 x 11600 x 48, 3900 x 14000 x 48,
+# 3900 x 12360 x 48 and 3900 x 15880 x 48 kernel 14 (and 16, which gives them to it) takes 128 x 176, 128 x 184,
+# 128 x 160 and 128 x 144 tiles (16, 19, 19 and 27 rounds of one partial k block, ragged M and N;
+# tests/host/test_pingpong_choice.cpp).
 # Kernel 15 (and 16, which gives them to it) splits the whole of 256 x 2040 x 8000 (2 x 1 clusters) and of
 # 100 x 1800 x 8200 (1 x 2 clusters) along K, in 128 x 128 tiles: fewer cluster tiles than clusters.
-aligned_shapes=129x264x72,67x40x24,300x520x200,2304x2048x2816,3000x2056x1000,3900x11600x48,3900x14000x48,256x2040x8000,100x1800x8200
+aligned_shapes=129x264x72,67x40x24,300x520x200,2304x2048x2816,3000x2056x1000,3900x11600x48,3900x14000x48,3900x12360x48,3900x15880x48,256x2040x8000,100x1800x8200
 odd_shapes=37x29x13
 
 failures=0 runs=0

@@ -50,6 +50,35 @@ TEST(PingPongChoice, TheWidthThatFillsTheRounds) {
   }
 }
 
+// The rule weighs kernel 14 at 176 or 184 columns; the kernel then launches the best of 144, 160, 176 and 184, each
+// weighed by its k block's factor (1.04, 1.02, 1, 1; docs/log/15_few_tiles.md, section 20).
+TEST(PingPongChoice, TheRuleWeighsTwoWidthsTheKernelLaunchesFour) {
+  // 1024 × 4672 × 4544, 71 k blocks, 4 cluster rows: 27 columns of 176 (108 cluster tiles, 2 rounds:
+  // 2 · 71 · 704 · 1.01 = 100967.68 for the rule, which takes kernel 14 against kernel 15's split schedule, 114.9 k ≥
+  // 1.05 · 100967.68); launched at 144, 33 columns (132 cluster tiles, 2 rounds): 2 · 71 · 576 · 1.04 · 1.01.
+  const PingPongEstimate falcon = estimate_pingpong(1024, 4672, 4544, kClusters);
+  EXPECT_TRUE(falcon.pingpong);
+  EXPECT_EQ(falcon.rule_rounds, 2);
+  EXPECT_NEAR(falcon.rule_cycles, 2 * 71 * 704 * 1.01, 1e-6);
+  EXPECT_EQ(falcon.pingpong_width, 144);
+  EXPECT_EQ(falcon.pingpong_cluster_tiles, 132);
+  EXPECT_EQ(falcon.pingpong_rounds, 2);
+  EXPECT_NEAR(falcon.pingpong_cycles, 2 * 71 * 576 * 1.04 * 1.01, 1e-6);
+  // 400 × 10208 × 11792: at 160 columns kernel 14 would be modelled ahead of kernel 15 (64 columns, 128 cluster tiles
+  // in 2 rounds, 2 · 185 · 640 · 1.02 · 1.01 = 243.9 k against its split schedule's 260.8 k), but the rule weighs 176
+  // (58 columns, 2 rounds, 263.1 k): kernel 15, which measured 1.19 times faster there than kernel 14 at 160.
+  const PingPongEstimate long_k = estimate_pingpong(400, 10208, 11792, kClusters);
+  EXPECT_EQ(long_k.pingpong_width, 160);
+  EXPECT_NEAR(long_k.pingpong_cycles, 2 * 185 * 640 * 1.02 * 1.01, 1e-6);
+  EXPECT_NEAR(long_k.rule_cycles, 2 * 185 * 704 * 1.01, 1e-6);
+  EXPECT_FALSE(long_k.pingpong);
+  // Where the rule's width is the best of the four, both agree: the LLM shape's 19 rounds of 184.
+  const PingPongEstimate llm = estimate_pingpong(4096, 14336, 4096, kClusters);
+  EXPECT_EQ(llm.pingpong_width, 184);
+  EXPECT_EQ(llm.rule_rounds, llm.pingpong_rounds);
+  EXPECT_NEAR(llm.rule_cycles, llm.pingpong_cycles, 1e-6);
+}
+
 TEST(PingPongChoice, TheSweepOfItsNotes) {
   struct Case {
     int m, n, k;
@@ -70,8 +99,10 @@ TEST(PingPongChoice, TheSweepOfItsNotes) {
 
 TEST(PingPongChoice, TheShapesThatTestTheKernel) {
   // The suite's shapes for it (runner/shapes.cpp) and scripts/sanitize.sh's: each width on each list.
-  for (const auto& [m, n, k, width] : {std::array<int, 4>{3900, 14000, 1008, 184}, {3900, 11600, 1008, 176},
-                                       {3900, 14000, 48, 184}, {3900, 11600, 48, 176}}) {
+  for (const auto& [m, n, k, width] :
+       {std::array<int, 4>{3900, 14000, 1008, 184}, {3900, 11600, 1008, 176}, {3900, 12360, 1008, 160},
+        {3900, 15880, 1008, 144}, {3900, 14000, 48, 184}, {3900, 11600, 48, 176}, {3900, 12360, 48, 160},
+        {3900, 15880, 48, 144}}) {
     const PingPongEstimate estimate = estimate_pingpong(m, n, k, kClusters);
     EXPECT_TRUE(estimate.pingpong) << m << "x" << n << "x" << k;
     EXPECT_EQ(estimate.pingpong_width, width) << m << "x" << n << "x" << k;
@@ -125,7 +156,7 @@ TEST(PingPongChoice, FewTileFigures) {
   EXPECT_FALSE(cube.few_tiles_plan.schedule.splits());
   EXPECT_NEAR(cube.few_tiles_plan.cycles, 16 * 478.72 + 3300, 1e-6);
   EXPECT_NEAR(cube.cooperative_cycles, 16 * 478.72 + 3300 + 14 * 1024, 1e-6);
-  EXPECT_NEAR(cube.pingpong_cycles, 16 * 704 * 1.01 + 20480, 1e-6);
+  EXPECT_NEAR(cube.rule_cycles, 16 * 704 * 1.01 + 20480, 1e-6);
   EXPECT_FALSE(cube.pingpong);
   // 512 × 4096 × 14336, 224 k blocks: 64 cluster tiles of 128 × 128, whole: 224 · 609.28 + 3300 = 139778.72, against
   // 32 tiles of 128 × 256 split over 66 clusters, (1.1 · 7168 / 66 + 24 + 330 / 32) · 1024 + 3300 = 160.8 k, and 44
@@ -163,7 +194,7 @@ TEST(PingPongChoice, FewTileFigures) {
   EXPECT_EQ(rounds2.few_tiles_plan.schedule.workers, 64);
   EXPECT_FALSE(rounds2.few_tiles_plan.schedule.splits());
   EXPECT_NEAR(rounds2.few_tiles_plan.cycles, 128 * 798.72 + 2 * 3300, 1e-6);
-  EXPECT_NEAR(rounds2.pingpong_cycles, 3 * 64 * 704 * 1.01 + 20480, 1e-6);
+  EXPECT_NEAR(rounds2.rule_cycles, 3 * 64 * 704 * 1.01 + 20480, 1e-6);
   EXPECT_FALSE(rounds2.pingpong);
   // 128 × 4096 × 14336: 128 × 128 tiles in 1 × 2 clusters, 16 cluster tiles of 224 k blocks, split over all 66
   // clusters (1.1 · 3584 / W + 24 · 1024 / 609.28 + 5 W / 16 falls all the way to 66: 120.7 blocks, 73.5 k cycles),
@@ -215,16 +246,21 @@ TEST(PingPongChoice, SplitLastRoundByItsSchedule) {
   EXPECT_EQ(few_split.few_tiles_plan.schedule.split_tiles(), 6);
   EXPECT_NEAR(few_split.few_tiles_plan.schedule_cycles, (56 + 336.0 / 66 + 24) * 1024 + 2 * 3300, 1e-6);
   EXPECT_NEAR(few_split.cooperative_cycles, 144.0 * 56 * 1024 / 132 + 2 * 3300, 1e-6);
-  EXPECT_EQ(few_split.pingpong_width, 176);
-  EXPECT_NEAR(few_split.pingpong_cycles, 2 * 56 * 704 * 1.01, 1e-6);
+  EXPECT_EQ(few_split.rule_rounds, 2);
+  EXPECT_NEAR(few_split.rule_cycles, 2 * 56 * 704 * 1.01, 1e-6);
   EXPECT_TRUE(few_split.pingpong);
+  // Launched at 144 columns (4608 = 32 · 144): 4 × 32 = 128 cluster tiles, two rounds of 576-cycle k blocks weighed
+  // 1.04, 2 · 56 · 576 · 1.04 · 1.01 = 67763.4, ahead of 160 (4 × 29 = 116, 2 · 56 · 640 · 1.02 · 1.01) and 176.
+  EXPECT_EQ(few_split.pingpong_width, 144);
+  EXPECT_EQ(few_split.pingpong_cluster_tiles, 128);
+  EXPECT_NEAR(few_split.pingpong_cycles, 2 * 56 * 576 * 1.04 * 1.01, 1e-6);
   // 512 × 28672 × 4096, 64 k blocks: 224 cluster tiles, three whole rounds and the last 26 split:
   // (192 + 1664 / 66 + 24) · 1024 + 4 · 3300 = 260.2 k; kernel 14: 326 cluster tiles of 176 in 5 rounds,
   // 5 · 64 · 704 · 1.01 = 227532.8, times 1.05 = 238.9 k. Kernel 14.
   const PingPongEstimate wide = estimate_pingpong(512, 28672, 4096, kClusters);
   EXPECT_TRUE(wide.split_last_round);
   EXPECT_NEAR(wide.few_tiles_plan.schedule_cycles, (192 + 1664.0 / 66 + 24) * 1024 + 4 * 3300, 1e-6);
-  EXPECT_NEAR(wide.pingpong_cycles, 5 * 64 * 704 * 1.01, 1e-6);
+  EXPECT_NEAR(wide.rule_cycles, 5 * 64 * 704 * 1.01, 1e-6);
   EXPECT_TRUE(wide.pingpong);
   // 3072 × 3584 × 6144, 96 k blocks: 12 × 14 = 168 cluster tiles, two whole rounds and the last 36 split:
   // (192 + 3456 / 66 + 24) · 1024 + 3 · 3300 = 284.7 k (its 128 × 192 and 128 × 128 tiles would split too); kernel 14:
@@ -233,7 +269,7 @@ TEST(PingPongChoice, SplitLastRoundByItsSchedule) {
   EXPECT_TRUE(near.split_last_round);
   EXPECT_EQ(near.few_tiles_plan.block_n, 256);
   EXPECT_NEAR(near.few_tiles_plan.schedule_cycles, (192 + 3456.0 / 66 + 24) * 1024 + 3 * 3300, 1e-6);
-  EXPECT_NEAR(near.pingpong_cycles, 4 * 96 * 704 * 1.01, 1e-6);
+  EXPECT_NEAR(near.rule_cycles, 4 * 96 * 704 * 1.01, 1e-6);
   EXPECT_FALSE(near.pingpong);
   // 3072³: kernel 15 takes 128 × 192 tiles in three whole rounds (test_stream_k.cpp), 124915.68 cycles, costed as a
   // narrow plan: plus 14 · 1024 against kernel 14's 4 · 48 · 704 · 1.01 + 20 · 1024 = 156999.68. Kernel 15.
@@ -241,7 +277,7 @@ TEST(PingPongChoice, SplitLastRoundByItsSchedule) {
   EXPECT_TRUE(cube.few_tiles);
   EXPECT_FALSE(cube.split_last_round);
   EXPECT_NEAR(cube.cooperative_cycles, 3 * 48 * 798.72 + 3 * 3300 + 14 * 1024, 1e-6);
-  EXPECT_NEAR(cube.pingpong_cycles, 4 * 48 * 704 * 1.01 + 20 * 1024, 1e-6);
+  EXPECT_NEAR(cube.rule_cycles, 4 * 48 * 704 * 1.01 + 20 * 1024, 1e-6);
   EXPECT_FALSE(cube.pingpong);
   // No split, no second clause: 4096 × 8192 × 4096 is 512 cluster tiles in 8 whole rounds on 64 clusters.
   const PingPongEstimate whole = estimate_pingpong(4096, 8192, 4096, kClusters);
