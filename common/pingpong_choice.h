@@ -96,7 +96,8 @@ struct PingPongEstimate {
   int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M) with that width
   int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs with it
   int pingpong_width = 0;         // the width it launches: of the four the one with the fewest cycles
-  double rule_cycles = 0;         // per SM, with the better of the rule's widths (176, 184): what the rule weighs
+  int rule_width = 0;             // the better of the rule's widths (176, 184): what the rule weighs kernel 14 at
+  double rule_cycles = 0;         // per SM, with that width
   int rule_rounds = 0;            // its rounds with that width
   bool k_aligned = false;         // K % kPingPongKMultiple == 0: the only shapes where the rule may take kernel 14
   bool pingpong = false;          // the rule's choice
@@ -130,7 +131,8 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
       estimate.pingpong_rounds = static_cast<int>(rounds);
       estimate.pingpong_cycles = cycles;
     }
-    if (pingpong_rule_width(index) && (estimate.rule_rounds == 0 || cycles < estimate.rule_cycles)) {  // 176 on a tie
+    if (pingpong_rule_width(index) && (estimate.rule_width == 0 || cycles < estimate.rule_cycles)) {  // 176 on a tie
+      estimate.rule_width = width;
       estimate.rule_rounds = static_cast<int>(rounds);
       estimate.rule_cycles = cycles;
     }

@@ -1,6 +1,6 @@
 // wgmma: Hopper's warpgroup-level asynchronous matrix multiply. Introduced by kernel 03 (kernel 05 adds m64n256,
-// kernel 14 m64n176 and m64n184, kernel 15 m64n192); the descriptors it reads its operands through are in
-// common/wgmma_descriptor.h.
+// kernel 14 m64n144, m64n160, m64n176 and m64n184, kernel 15 m64n192); the descriptors it reads its operands through
+// are in common/wgmma_descriptor.h.
 //
 // A warpgroup is 4 consecutive warps (128 threads, the first warp index a multiple of 4). wgmma.mma_async
 // multiplies a 64×16 tile of A by a 16×N tile of B, both read straight from shared memory through 64-bit

@@ -84,7 +84,7 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters) {
   line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles);
   if (estimate.split_last_round) line << ", by its split schedule " << thousands(estimate.few_tiles_plan.schedule_cycles);
   line << ", 14 " << thousands(estimate.rule_cycles);
-  if (estimate.pingpong_width < 176)  // the rule weighs 176 or 184; the kernel launches the narrower width
+  if (estimate.pingpong_width != estimate.rule_width)  // the rule weighs 176 or 184; the kernel launches another width
     line << " (" << thousands(estimate.pingpong_cycles) << " at 128x" << estimate.pingpong_width << ")";
   line << "; ";
   const std::string rounds_rule =

@@ -58,6 +58,7 @@ TEST(PingPongChoice, TheRuleWeighsTwoWidthsTheKernelLaunchesFour) {
   // 1.05 · 100967.68); launched at 144, 33 columns (132 cluster tiles, 2 rounds): 2 · 71 · 576 · 1.04 · 1.01.
   const PingPongEstimate falcon = estimate_pingpong(1024, 4672, 4544, kClusters);
   EXPECT_TRUE(falcon.pingpong);
+  EXPECT_EQ(falcon.rule_width, 176);
   EXPECT_EQ(falcon.rule_rounds, 2);
   EXPECT_NEAR(falcon.rule_cycles, 2 * 71 * 704 * 1.01, 1e-6);
   EXPECT_EQ(falcon.pingpong_width, 144);
@@ -70,11 +71,13 @@ TEST(PingPongChoice, TheRuleWeighsTwoWidthsTheKernelLaunchesFour) {
   const PingPongEstimate long_k = estimate_pingpong(400, 10208, 11792, kClusters);
   EXPECT_EQ(long_k.pingpong_width, 160);
   EXPECT_NEAR(long_k.pingpong_cycles, 2 * 185 * 640 * 1.02 * 1.01, 1e-6);
+  EXPECT_EQ(long_k.rule_width, 176);
   EXPECT_NEAR(long_k.rule_cycles, 2 * 185 * 704 * 1.01, 1e-6);
   EXPECT_FALSE(long_k.pingpong);
   // Where the rule's width is the best of the four, both agree: the LLM shape's 19 rounds of 184.
   const PingPongEstimate llm = estimate_pingpong(4096, 14336, 4096, kClusters);
   EXPECT_EQ(llm.pingpong_width, 184);
+  EXPECT_EQ(llm.rule_width, 184);
   EXPECT_EQ(llm.rule_rounds, llm.pingpong_rounds);
   EXPECT_NEAR(llm.rule_cycles, llm.pingpong_cycles, 1e-6);
 }
