@@ -41,6 +41,8 @@ __device__ __forceinline__ void wgmma_fence_operands(float (&d)[kCount]) {
 }
 
 // ---- the instructions (bf16 inputs, fp32 accumulate, both operands K-major, scale 1) -------------------
+// One function per shape, written out: an asm statement's operand list cannot be expanded from a parameter pack
+// (nvcc rejects `"+f"(d[I])...`), so N / 2 accumulator operands are listed by hand, as CUTLASS's wrappers do.
 // D(64×128, fp32, registers) = A(64×16, smem) · B(128×16, smem)ᵀ + (accumulate ? D : 0) for one warpgroup.
 // `accumulate` is wgmma's scale-d operand: false on a tile's first k step zeroes the accumulators for free
 // (kernel 06 on), so they need no clearing loop. SASS: HGMMA.64x128x16.F32.BF16.

@@ -29,6 +29,9 @@
 
 #include <limits>
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common/arch.h"
@@ -359,37 +362,42 @@ GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters) {
   return {enqueue, reinterpret_cast<const void*>(kernel)};
 }
 
+// The kernel is instantiated once for each width common/pingpong_choice.h lists: pingpong_width(0), (1), ...
+template <int... kIndex>
+void allow_shared_bytes(std::integer_sequence<int, kIndex...>) {
+  (CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<pingpong_width(kIndex)>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   kPingPongSharedBytes<pingpong_width(kIndex)>)),
+   ...);
+}
+
+template <int kIndex = 0>
+GemmLaunch prepare_listed_width(const GemmProblem& problem, int clusters, int width) {
+  if constexpr (kIndex == kPingPongWidthCount) {
+    throw std::logic_error("the ping-pong kernel has no instance of width " + std::to_string(width));
+  } else {
+    if (width == pingpong_width(kIndex)) return prepare_pingpong_width<pingpong_width(kIndex)>(problem, clusters);
+    return prepare_listed_width<kIndex + 1>(problem, clusters, width);
+  }
+}
+
 }  // namespace
 
 // ---- launcher ----------------------------------------------------------------------------------------
-// How many clusters of this kernel are resident at once: the same for every width (one CTA per SM). Kernel 16 asks
-// it too, for its choice between this kernel and kernel 13.
+// How many clusters of this kernel are resident at once: the same for every width (one CTA per SM, each width's
+// shared memory under the SM's; kernel 16 asks it too, for its choice between this kernel and kernel 15).
 int pingpong_resident_clusters() {
-  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<144>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  kPingPongSharedBytes<144>));
-  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<160>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  kPingPongSharedBytes<160>));
-  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<176>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  kPingPongSharedBytes<176>));
-  CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<184>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  kPingPongSharedBytes<184>));
-  return persistent_cluster_count(pingpong_kernel<184>, kThreads, kPingPongSharedBytes<184>, kClusterSize,
+  allow_shared_bytes(std::make_integer_sequence<int, kPingPongWidthCount>{});
+  constexpr int kWidest = pingpong_width(kPingPongWidthCount - 1);
+  return persistent_cluster_count(pingpong_kernel<kWidest>, kThreads, kPingPongSharedBytes<kWidest>, kClusterSize,
                                   std::numeric_limits<int>::max());
 }
 
 GemmLaunch prepare_pingpong(const GemmProblem& problem) {
   // The tile width whose whole rounds need the fewest modelled cycles (common/pingpong_choice.h).
-  static_assert(kPingPongWidthCount == 4 && pingpong_width(0) == 144 && pingpong_width(1) == 160 &&
-                    pingpong_width(2) == 176 && pingpong_width(3) == 184,
-                "the widths instantiated here");
   const int clusters = pingpong_resident_clusters();
   const int width = estimate_pingpong(problem.m, problem.n, problem.k, clusters).pingpong_width;
-  switch (width) {
-    case 144: return prepare_pingpong_width<144>(problem, clusters);
-    case 160: return prepare_pingpong_width<160>(problem, clusters);
-    case 176: return prepare_pingpong_width<176>(problem, clusters);
-    default: return prepare_pingpong_width<184>(problem, clusters);
-  }
+  return prepare_listed_width(problem, clusters, width);
 }
 
 }  // namespace gemm
