@@ -18,6 +18,9 @@
 # BUILD_DIR names the ladder's build folder (default: build-device); the variants build in BUILD_DIR-variants.
 # If a folder .deps/ (a CMake prefix with CLI11 and nlohmann-json) sits in the repository root, the build
 # uses it: a GPU machine may lack those headers and have no network to install them.
+# The reports name the commit the build was made from; where the machine's copy of the tree carries the git metadata
+# of another commit, set GEMM_GIT_COMMIT to the commit the files are at (the summary warns when the tree differs from
+# its git commit and GEMM_GIT_COMMIT is not set).
 set -uo pipefail
 out=${1:?usage: scripts/device_check.sh OUTPUT_DIR [--steps LIST] [-- gemm compare arguments]}
 shift
@@ -52,6 +55,15 @@ finish() {
   git log -1 --format='commit %h %s' 2>/dev/null
   echo "repository at $PWD"
 } >"$work/environment.txt" 2>&1
+# The build names the commit it was made from (cmake/git_commit.cmake); a copy of the tree whose git metadata is not
+# its own (a machine that was sent the files of a later commit) would name the wrong one: say so first.
+tree_commit=$(git describe --always --dirty --abbrev=12 2>/dev/null)
+commit_warning=
+if [[ $tree_commit == *-dirty && -z ${GEMM_GIT_COMMIT:-} ]]; then
+  commit_warning="warning: the tree differs from its git commit ($tree_commit), and the reports will name it; set"
+  commit_warning+=" GEMM_GIT_COMMIT to the commit the files are at"
+  echo "$commit_warning" >>"$work/summary.txt"
+fi
 
 needs_ladder_build() { want build || want compare || want ceilings || want tests || want sanitize || want profile; }
 if want build || { needs_ladder_build && [ ! -x "$build/gemm" ]; }; then
@@ -134,6 +146,7 @@ if want variants; then
 fi
 
 {
+  [ -n "$commit_warning" ] && echo "$commit_warning"
   echo "== environment"; cat "$work/environment.txt"
   [ -f "$work/ceilings.txt" ] && { echo "== ceilings"; grep -E "^ceiling" "$work/ceilings.txt"; }
   [ -f "$work/ctest_gpu.log" ] && { echo "== GPU tests"
