@@ -56,13 +56,12 @@ finish() {
   echo "repository at $PWD"
 } >"$work/environment.txt" 2>&1
 # The build names the commit it was made from (cmake/git_commit.cmake); a copy of the tree whose git metadata is not
-# its own (a machine that was sent the files of a later commit) would name the wrong one: say so first.
+# its own (a machine that was sent the files of a later commit) would name the wrong one: the summary says so first.
 tree_commit=$(git describe --always --dirty --abbrev=12 2>/dev/null)
 commit_warning=
 if [[ $tree_commit == *-dirty && -z ${GEMM_GIT_COMMIT:-} ]]; then
   commit_warning="warning: the tree differs from its git commit ($tree_commit), and the reports will name it; set"
   commit_warning+=" GEMM_GIT_COMMIT to the commit the files are at"
-  echo "$commit_warning" >>"$work/summary.txt"
 fi
 
 needs_ladder_build() { want build || want compare || want ceilings || want tests || want sanitize || want profile; }
