@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
+
+from gemm_command import InputError, run_gemm
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "$ gemm "
@@ -34,23 +35,11 @@ EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
 
 
-class InputError(Exception):
-    """A problem with a note or the gemm command, reported as one line and exit 2."""
-
-
-def run_gemm(gemm: Path, args: Sequence[str], where: str) -> list[str]:
+def run_explain(gemm: Path, args: Sequence[str], where: str) -> list[str]:
     if not args or args[0] != "explain" or "--clusters" not in args:
         raise InputError(f"{where}: only `gemm explain --clusters ...` transcripts are checked (no GPU needed), "
                          f"not `gemm {' '.join(args)}`")
-    try:
-        result = subprocess.run([str(gemm), *args], capture_output=True, text=True, timeout=120)
-    except OSError as error:
-        raise InputError(f"cannot run {gemm}: {error.strerror}") from None
-    if result.returncode != 0:
-        message = result.stderr.strip().splitlines()
-        raise InputError(f"{where}: `gemm {' '.join(args)}` exited {result.returncode}: "
-                         f"{message[0] if message else 'no message'}")
-    return result.stdout.rstrip("\n").split("\n")
+    return run_gemm(gemm, args, where).rstrip("\n").split("\n")
 
 
 def check_note(note: Path, gemm: Path, fix: bool) -> list[str]:
@@ -73,7 +62,7 @@ def check_note(note: Path, gemm: Path, fix: bool) -> list[str]:
             raise InputError(f"{note}:{i + 1}: a code block without its closing fence")
         command = lines[i + 1]
         printed = lines[i + 2:end]
-        expected = run_gemm(gemm, shlex.split(command[len(PROMPT):]), f"{note}:{i + 2}")
+        expected = run_explain(gemm, shlex.split(command[len(PROMPT):]), f"{note}:{i + 2}")
         if printed != expected:
             stale.append(f"{note}:{i + 2}: `{command[2:]}` prints something else now")
         out.append(command)

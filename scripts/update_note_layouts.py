@@ -29,21 +29,18 @@ import argparse
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
+
+from gemm_command import InputError, run_gemm
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = re.compile(r"^<!-- layout: (?P<args>[^>]*?) -->$")
 END = "<!-- /layout -->"
 EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
-
-
-class InputError(Exception):
-    """A problem with the notes or the gemm command, reported as one line and exit 2."""
 
 
 def slug(args: Sequence[str]) -> str:
@@ -53,19 +50,6 @@ def slug(args: Sequence[str]) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_.=-]+", name):
         raise InputError(f"layout arguments {' '.join(args)!r} do not make a file name")
     return name
-
-
-def run_gemm(gemm: Path, args: Sequence[str], svg: Optional[Path] = None) -> str:
-    command = [str(gemm), "layout", *args] + (["--svg", str(svg)] if svg else [])
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    except OSError as error:
-        raise InputError(f"cannot run {gemm}: {error.strerror}") from None
-    if result.returncode != 0:
-        message = result.stderr.strip().splitlines()
-        raise InputError(f"`gemm layout {' '.join(args)}` exited {result.returncode}: "
-                         f"{message[0] if message else 'no message'}")
-    return result.stdout
 
 
 def block_lines(text: str, svg_link: str) -> list[str]:
@@ -101,7 +85,7 @@ def regenerate(note: Path, gemm: Path, figures: Path, svgs: dict[str, bytes], sc
             raise InputError(f"{note}:{i + 1}: the layout marker names no layout")
         name = slug(args)
         svg_path = scratch / f"{name}.svg"
-        text_output = run_gemm(gemm, args, svg_path)
+        text_output = run_gemm(gemm, ["layout", *args], output_args=["--svg", str(svg_path)])
         svgs[name] = svg_path.read_bytes()
         link = Path(os.path.relpath(figures.resolve() / f"{name}.svg", note.resolve().parent)).as_posix()
         newline = "\r\n" if line.endswith("\r\n") else "\n"

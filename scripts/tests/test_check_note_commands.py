@@ -2,12 +2,11 @@
 arguments), so that finding the transcripts, --fix and the exit codes are tested without a build. The real notes
 against the real command are checked by the CTest scripts_note_commands."""
 
-import subprocess
-import sys
-import tempfile
 import textwrap
 import unittest
 from pathlib import Path
+
+from . import fake_gemm
 
 SCRIPT = Path(__file__).resolve().parents[1] / "check_note_commands.py"
 
@@ -36,20 +35,13 @@ CURRENT = textwrap.dedent("""\
     """)
 
 
-class CheckNoteCommandsTest(unittest.TestCase):
-    def setUp(self):
-        temp = tempfile.TemporaryDirectory()
-        self.addCleanup(temp.cleanup)
-        self.root = Path(temp.name)
-        self.gemm = self.root / "fake_gemm"
-        self.gemm.write_text(FAKE_GEMM, encoding="utf-8")
-        self.gemm.chmod(0o755)
-        (self.root / "kernels").mkdir()
-        self.note = self.root / "kernels" / "16_note.md"
+class CheckNoteCommandsTest(fake_gemm.FakeGemmRepoTest):
+    SCRIPT = SCRIPT
+    FAKE_GEMM = FAKE_GEMM
 
-    def run_script(self, *args):
-        return subprocess.run([sys.executable, str(SCRIPT), "--root", str(self.root), "--gemm", str(self.gemm), *args],
-                              capture_output=True, text=True, timeout=120)
+    def setUp(self):
+        super().setUp()
+        self.note = self.root / "kernels" / "16_note.md"
 
     def test_a_current_transcript_passes(self):
         self.note.write_text(CURRENT, encoding="utf-8")

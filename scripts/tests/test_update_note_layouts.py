@@ -2,12 +2,11 @@
 its arguments and writes them as the SVG), so that the marker handling, --check and the figures are tested
 without a build. The real notes against the real command are checked by the CTest scripts_note_layouts."""
 
-import subprocess
-import sys
-import tempfile
 import textwrap
 import unittest
 from pathlib import Path
+
+from . import fake_gemm
 
 SCRIPT = Path(__file__).resolve().parents[1] / "update_note_layouts.py"
 
@@ -71,22 +70,15 @@ EXPECTED = textwrap.dedent("""\
     """)
 
 
-class UpdateNoteLayoutsTest(unittest.TestCase):
+class UpdateNoteLayoutsTest(fake_gemm.FakeGemmRepoTest):
+    SCRIPT = SCRIPT
+    FAKE_GEMM = FAKE_GEMM
+
     def setUp(self):
-        temp = tempfile.TemporaryDirectory()
-        self.addCleanup(temp.cleanup)
-        self.root = Path(temp.name)
-        self.gemm = self.root / "fake_gemm"
-        self.gemm.write_text(FAKE_GEMM, encoding="utf-8")
-        self.gemm.chmod(0o755)
-        (self.root / "kernels").mkdir()
+        super().setUp()
         self.note = self.root / "kernels" / "02_note.md"
         self.note.write_text(NOTE, encoding="utf-8")
         self.figures = self.root / "kernels" / "figures"
-
-    def run_script(self, *args):
-        return subprocess.run([sys.executable, str(SCRIPT), "--root", str(self.root), "--gemm", str(self.gemm), *args],
-                              capture_output=True, text=True, timeout=120)
 
     def test_regenerates_blocks_and_writes_figures(self):
         result = self.run_script()
