@@ -14,7 +14,8 @@
 //   not mean fewer rounds). Where K is not a multiple of 64, 2 × 2 clusters too (both operands multicast): below.
 // - Schedule: StreamKSchedule::make_few_tiles (common/stream_k.h) over every resident cluster: with fewer tiles than
 //   clusters whole tiles or the whole problem split along K, with more kernel 13's rounds; and, where the tiles are at
-//   most half the clusters, every tile in equal shares (make_even_split).
+//   most half the clusters, every tile in equal shares (make_even_split). A split over every cluster reads its loads
+//   from DRAM, and is charged their time at the GPU's DRAM rate (below).
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -124,6 +125,7 @@ struct FewTilesPlan {
   // last round's fixed cost (round_schedule_blocks). For 128 × 256 tiles `cycles` is then kernel 13's evenly spread
   // model instead, which leaves a split's cost out.
   double schedule_cycles = 0;
+  bool whole_over_dram = false;   // whole tiles because a split over every cluster would wait on the DRAM
   // Anything but kernel 13's 128 × 256 tiles.
   __host__ __device__ constexpr bool narrow() const { return block_m != 128 || block_n != 256; }
   __host__ __device__ constexpr bool cluster_along_n() const { return cluster_m == 1 && cluster_n == 2; }
@@ -140,6 +142,58 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
   if (k_blocks / shares < min_share_blocks) return 0;
   return kEvenSplitSlowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
          kCooperativeBoundaryCycles;
+}
+
+// The DRAM. A split over every cluster (make_few_tiles's, with fewer tiles than clusters) puts each worker at its own
+// place along K, so the clusters whose tiles share rows of A or columns of B do not read them at the same time: none
+// finds the others' loads in the L2, and what they share comes from DRAM once for each of them (split_dram_bytes).
+// Measured on an H200 (docs/log/15_few_tiles.md, sections 22 and 23), such splits took about as long as their loads at
+// 3.8-5.0 TB/s whatever their compute, while whole tiles, which start together, mostly share their loads in the L2. So
+// where the plan's pick is such a split, it is weighed at the larger of its compute and its DRAM bytes' time at
+// `memory.dram_bytes_per_cycle` (kDramEfficiency of the peak the GPU reports, in SM cycles), and whole tiles replace it
+// where the model puts them at kWholeOverDramSplit of that or less: on the twelve shapes of section 22 whole tiles
+// measured 1.08-1.24 times (1.14 in the geometric mean) the share of the split's time the model gives them (it leaves
+// out what a short launch of whole tiles costs beyond its k blocks). Checked on 24 shapes drawn at random where it
+// changes the plan: 0.77 of kernel 15's time in the geometric mean, none slower (section 23, call 5). Its limits, each
+// from a check that failed before it (section 23):
+// - Only where the rows of A and B start on 32-byte sectors (K % kSectorAlignedK == 0). Where K % 16 == 8, whole
+//   tiles in clusters of two ran at their loads' DRAM rate as the split did (3.7-4.9 TB/s on nine shapes: they did not
+//   share in the L2 either, an inference), and were up to 6 % slower than the split.
+// - The tilings are still compared by their compute alone: with the DRAM in the comparison, the plan moved to narrower
+//   tiles in rounds with a split last round (which the DRAM term does not cost) and ran up to 32 % slower.
+// - A split that stays keeps its compute cycles, which kernel 16 weighs against kernel 14's model (which has no DRAM
+//   term either): weighed at its DRAM time, the pick moved to kernel 14 where that was 4-5 % slower.
+// - An operand that fits in half the L2 is counted once: where B had one cluster row and A fitted (208 × 8608 ×
+//   12160), whole tiles saved no DRAM bytes, ran on fewer clusters, and were 12 % slower. Where between half and the
+//   whole L2 an operand stops fitting is not known: A of 41 MB was read again at 1176 × 1800 × 17344 (an inference from
+//   whole tiles' 14 % gain there), one of 42 MB was not at 904 × 2088 × 23360, which the plan still gives whole tiles,
+//   20 % slower there than the split (kernel 16: 8 %).
+// - Not weighed: an even split (its shares of every tile run the same k blocks at the same time, as whole tiles do: an
+//   inference), so not a split the plan's pick would become (below), nor a split last round among many tiles.
+constexpr double kDramEfficiency = 0.95;  // 4.57 TB/s of the 4.82 the H200 reports (section 22's twelve: 4.3-5.0)
+constexpr double kWholeOverDramSplit = 0.88;
+constexpr int kSectorAlignedK = 16;  // bf16 rows of K · 2 bytes start on 32-byte sectors
+__host__ __device__ constexpr bool rows_on_sectors(int k) { return k % kSectorAlignedK == 0; }
+
+__host__ __device__ constexpr double dram_cycles(double bytes, double dram_bytes_per_cycle) {
+  return dram_bytes_per_cycle > 0 ? bytes / dram_bytes_per_cycle : 0;
+}
+
+// What the plan's DRAM term needs to know of the GPU (a rate of 0: the DRAM is not weighed).
+struct FewTilesMemory {
+  double dram_bytes_per_cycle = 0;  // what the DRAM moves in an SM cycle
+  double l2_bytes = 0;              // the L2's size
+};
+
+// What a split over every cluster reads from DRAM. Its clusters sit at different places along K, so an operand larger
+// than half the L2 is read once by every cluster that needs it (B by each cluster row, A by each cluster column); one
+// that fits is read once, as whole tiles read both.
+__host__ __device__ constexpr double split_dram_bytes(const FewTilesPlan& plan, int m, int n, int k, double l2_bytes) {
+  const long long tiles_m = (m + plan.block_m - 1) / plan.block_m, tiles_n = (n + plan.block_n - 1) / plan.block_n;
+  const double cluster_rows = static_cast<double>((tiles_m + plan.cluster_m - 1) / plan.cluster_m);
+  const double cluster_columns = static_cast<double>((tiles_n + plan.cluster_n - 1) / plan.cluster_n);
+  const double a = 2.0 * m * k, b = 2.0 * n * k;
+  return (2 * a > l2_bytes ? a * cluster_columns : a) + (2 * b > l2_bytes ? b * cluster_rows : b);
 }
 
 // Where 128 × 256 cluster tiles make two to four rounds, a narrower 128-row tiling (128 × 192, 128 × 128) in whole
@@ -167,9 +221,11 @@ constexpr double kNarrowRoundsMargin = 1.06;
 // 10), even-split candidates lost where the model misses a cost: in 1 × 2 clusters at 128 tokens (128-row tiles, 2-11 %
 // slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs multiply only zeros) and with shares of 16 k blocks
 // (the fix-up outweighs them), so those are no candidates. `only_tiling` (an index of few_tiles_tiling) restricts the
-// plan to that tiling wherever it fits, for measuring one against the others.
+// plan to that tiling wherever it fits, for measuring one against the others. With `dram_bytes_per_cycle`, a split
+// over every cluster costs at least its loads' time at that rate, and where the rows are on the sectors whole tiles
+// replace it where kWholeOverDramSplit ahead (above).
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1,
-                                                          int quad_clusters = 0) {
+                                                          int quad_clusters = 0, FewTilesMemory memory = {}) {
   const int k_blocks = (k + 63) / 64;
   const long long wide_cluster_tiles = cluster_cta_tiles(m, n, 2, 1) / 2;
   const bool few_wide_tiles = wide_cluster_tiles < 2LL * clusters;
@@ -222,7 +278,22 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         plan.cycles = plan.narrow() || quad ? choice : spread;
       } else {
         plan.cycles = plan.schedule.few_tiles_blocks(block_cycles) * block_cycles + kCooperativeBoundaryCycles;
-        choice = plan.cycles;
+        choice = plan.cycles;  // by compute, whatever the DRAM below makes of the schedule
+        // On the sectors, whole tiles instead of a split over every cluster where they are kWholeOverDramSplit ahead
+        // of its loads' time at the DRAM's rate; not where the pick would be split evenly instead (below).
+        const bool evenly_later =
+            even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_n, block_cycles) > 0;
+        if (memory.dram_bytes_per_cycle > 0 && rows_on_sectors(k) && plan.schedule.splits() && !evenly_later) {
+          const double loads =
+              dram_cycles(split_dram_bytes(plan, m, n, k, memory.l2_bytes), memory.dram_bytes_per_cycle);
+          const double split = plan.cycles > loads ? plan.cycles : loads;
+          const double whole = k_blocks * block_cycles + kCooperativeBoundaryCycles;
+          if (whole <= kWholeOverDramSplit * split) {
+            plan.schedule = {plan.cluster_tiles, k_blocks, plan.cluster_tiles, plan.cluster_tiles};  // one each
+            plan.cycles = whole;
+            plan.whole_over_dram = true;
+          }
+        }
       }
       // With two CTAs along M and none wholly below M, at most half as many tiles as clusters, shares of at least
       // twice the shortest the plan's pick may take: every tile in equal shares, where that is ahead.

@@ -55,7 +55,7 @@ constexpr double kPingPongMargin = 1.02;             // with few tiles, how far 
 constexpr double kPingPongRoundsMargin = 1.005;      // with many, in kPingPongMinRounds rounds or more
 constexpr int kPingPongMinRounds = 16;
 constexpr double kPingPongSplitMargin = 1.05;       // how far ahead of kernel 15's split schedule
-constexpr int kPingPongKMultiple = 16;               // K a multiple of it: A's and B's rows 32-byte aligned
+constexpr int kPingPongKMultiple = kSectorAlignedK;  // K a multiple of it: A's and B's rows 32-byte aligned
 // Few tiles (fewer cluster tiles than clusters, or narrower tiles): short launches, where what a launch costs beyond
 // its k blocks weighs. Fitted on an H200 to kernels 13, 14 and 15 at 1024³, 2048³, 128 × 4096 × 4096 and
 // 512 × 4096 × 4096 (kernel 16's notes): kernel 15's whole tiles cost about kFewTilesWholeCycles beyond the model above
@@ -104,15 +104,17 @@ struct PingPongEstimate {
 };
 
 // m × n × k on `clusters` clusters of two CTAs (the same count for both kernels: they have the same launch shape), and
-// `quad_clusters` of four, which kernel 15's plan may take where the rows are off the lines (0: it may not). Where it
+// `quad_clusters` of four, which kernel 15's plan may take where the rows are off the lines (0: it may not), with the
+// DRAM rate and L2 size its plan weighs a split over every cluster by (common/few_tiles.h; none: not weighed). Where it
 // costs them, the ping-pong's k blocks are charged what the plan charged its own in clusters of two (FewTilesPlan::
 // pair_slowdown): the ping-pong runs in pairs too.
 __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, int k, int clusters,
-                                                                 int quad_clusters = 0) {
+                                                                 int quad_clusters = 0,
+                                                                 FewTilesMemory memory = {}) {
   const auto div_up = [](long long a, long long b) { return (a + b - 1) / b; };
   PingPongEstimate estimate;
   const long long k_blocks = div_up(k, 64);
-  estimate.few_tiles_plan = plan_few_tiles(m, n, k, clusters, -1, quad_clusters);
+  estimate.few_tiles_plan = plan_few_tiles(m, n, k, clusters, -1, quad_clusters, memory);
   const FewTilesPlan& plan = estimate.few_tiles_plan;
   estimate.few_tiles = plan.narrow() || plan.cluster_tiles < plan.resident_clusters;
   estimate.cooperative_cycles =

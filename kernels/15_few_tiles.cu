@@ -17,7 +17,10 @@
 //    instead adds and stores one slice of the tile's columns. Kernel 11 split only the last round; here the last round
 //    is the only one. A split costs a second tile boundary and a partial's round trip through the L2, and an owner adds
 //    its tile's partials one after another, so a cost model picks how many clusters share the work, and leaves the
-//    tiles whole where no split pays (2048³: 64 cluster tiles on 66 clusters).
+//    tiles whole where no split pays (2048³: 64 cluster tiles on 66 clusters). A split over all of them reads from
+//    DRAM what its clusters share (they sit at different places along K, so none finds the others' loads in the L2):
+//    the model weighs it at that DRAM time too, and leaves the tiles whole where they come out well ahead of it (few
+//    columns and a long K: 1032 × 1872 × 20928).
 // 3. The cluster's two CTAs lie along M (sharing B, as kernel 13) or along N (sharing A): 1 × 2 where that computes
 //    fewer tiles outside C and is no slower; at 128 tokens a 2 × 1 cluster of 128-row tiles would have its second CTA
 //    multiply only the zeros TMA fills in below row M. Where K is not a multiple of 64, the rows of A and B start off
@@ -416,11 +419,26 @@ int resident_clusters() {
 
 int few_tiles_quad_clusters() { return resident_clusters<2, 2>(); }
 
-// The plan (common/few_tiles.h) needs the resident clusters of two, and where the rows are off the lines (where it
-// may take 2 × 2 clusters) of four.
+// What the plan weighs a split over every cluster by: what the DRAM moves in one SM cycle (kDramEfficiency of the peak
+// the GPU reports, two transfers a memory clock over the bus, at its SM clock) and the L2's size. None where the GPU
+// reports no memory clock.
+FewTilesMemory few_tiles_memory() {
+  int device = 0, memory_khz = 0, bus_bits = 0, sm_khz = 0, l2_bytes = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  if (memory_khz <= 0 || bus_bits <= 0 || sm_khz <= 0) return {};
+  return {kDramEfficiency * 2.0 * memory_khz * (bus_bits / 8.0) / sm_khz, static_cast<double>(l2_bytes)};
+}
+
+// The plan (common/few_tiles.h) needs the resident clusters of two, where the rows are off the lines (where it may
+// take 2 × 2 clusters) of four, and the DRAM's rate and the L2's size.
 GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
   const FewTilesPlan plan = plan_few_tiles(problem.m, problem.n, problem.k, resident_clusters<2, 1>(), -1,
-                                           rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0);
+                                           rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0,
+                                           few_tiles_memory());
   if (plan.block_m == 64)
     return plan.block_n == 192 ? prepare_oriented<64, 192>(problem, plan) : prepare_oriented<64, 128>(problem, plan);
   if (plan.block_n == 192) return prepare_oriented<128, 192>(problem, plan);

@@ -25,12 +25,13 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem);
 GemmLaunch prepare_pingpong(const GemmProblem& problem);
 int pingpong_resident_clusters();  // kernel 14's clusters on this GPU: the same launch shape as kernel 15's
 int few_tiles_quad_clusters();     // kernel 15's clusters of four (2 × 2), which it may take where K % 64 != 0
+FewTilesMemory few_tiles_memory();  // the DRAM's rate and the L2's size, by which kernel 15 weighs a split
 
 // ---- launcher ----------------------------------------------------------------------------------------
 GemmLaunch prepare_dispatch(const GemmProblem& problem) {
   const PingPongEstimate estimate =
       estimate_pingpong(problem.m, problem.n, problem.k, pingpong_resident_clusters(),
-                        rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0);
+                        rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0, few_tiles_memory());
   return estimate.pingpong ? prepare_pingpong(problem) : prepare_few_tiles(problem);
 }
 

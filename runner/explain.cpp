@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -17,6 +18,7 @@ namespace gemm {
 
 int pingpong_resident_clusters();  // kernels/14_pingpong.cu: the clusters of two that the Hopper chapters keep resident
 int few_tiles_quad_clusters();     // kernels/15_few_tiles.cu: its resident 2 × 2 clusters
+FewTilesMemory few_tiles_memory();  // kernels/15_few_tiles.cu: the DRAM's rate and L2 size its plan weighs splits by
 
 CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
   CLI::App* explain = app.add_subcommand(
@@ -30,6 +32,16 @@ CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
                       "Resident 2x2 clusters, which kernel 15 may take where K % 64 != 0 (30 on the H100s and the "
                       "H200 measured); default: ask the GPU, or none where --clusters is given")
       ->check(CLI::Range(0, 1 << 16));
+  explain->add_option("--dram-bytes-per-cycle", command.dram_bytes_per_cycle,
+                      "What the DRAM moves in an SM cycle, by which kernel 15 weighs a split over every cluster "
+                      "against whole tiles (2310 on an H200 at 1980 MHz: 0.95 of its 4.82 TB/s); default: ask the GPU, "
+                      "or not weighed where --clusters is given")
+      ->check(CLI::Range(0.0, 1e6));
+  explain->add_option("--l2-mib", command.l2_mib,
+                      "The L2's size in MiB, which that weighing needs too (60 on an H200, 50 on an H100); default: "
+                      "ask the GPU, or none where --clusters is given (every operand then counted as read again by "
+                      "each cluster that needs it)")
+      ->check(CLI::Range(0.0, 1e6));
   return explain;
 }
 
@@ -51,12 +63,13 @@ std::string percent(double fraction) {  // "2 %", "0.5 %"
 
 }  // namespace
 
-std::string explain_shape(const Shape& shape, int clusters, int quad_clusters) {
+std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, const FewTilesMemory& memory) {
   std::ostringstream line;
   line << to_string(shape) << "  ";
   if (const auto refusal = shape_refusal(ShapeRule::kTmaAlignedTileTable, shape.m, shape.n, shape.k))
     return line.str() + "not taken: " + *refusal;
-  const PingPongEstimate estimate = estimate_pingpong(shape.m, shape.n, shape.k, clusters, quad_clusters);
+  const PingPongEstimate estimate =
+      estimate_pingpong(shape.m, shape.n, shape.k, clusters, quad_clusters, memory);
   if (estimate.pingpong) {
     line << "14 pingpong   128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << estimate.pingpong_cluster_tiles
          << " cluster tiles in " << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
@@ -71,6 +84,8 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters) {
              << " equal shares over " << schedule.workers << " clusters";
       else if (schedule.splits())
         line << " of " << plan.k_blocks << " k blocks split along K over " << schedule.workers << " clusters";
+      else if (plan.whole_over_dram)
+        line << " whole, one per cluster (a split over every cluster would wait on the DRAM)";
       else
         line << " whole, one per cluster (no split pays)";
     } else if (schedule.splits()) {
@@ -102,6 +117,7 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters) {
 
 int command_explain(const ExplainCommand& command) {
   int clusters = command.clusters, quad_clusters = command.quad_clusters;
+  FewTilesMemory memory;  // as given, or as the GPU reports it, or none
   if (clusters == 0) {
     const GpuInfo gpu = query_gpu();  // NoGpuError (exit 77) without one
     if (!build_has_code_for(gpu)) throw UsageError(no_code_message(gpu));
@@ -109,13 +125,22 @@ int command_explain(const ExplainCommand& command) {
       throw UsageError("explain models chapters 14-16, which need sm_90a; this GPU is not one: give --clusters");
     clusters = pingpong_resident_clusters();
     if (quad_clusters < 0) quad_clusters = few_tiles_quad_clusters();
+    memory = few_tiles_memory();
   }
   if (quad_clusters < 0) quad_clusters = 0;
+  if (command.dram_bytes_per_cycle >= 0) memory.dram_bytes_per_cycle = command.dram_bytes_per_cycle;
+  if (command.l2_mib >= 0) memory.l2_bytes = command.l2_mib * 1024 * 1024;
   const std::vector<Shape> shapes = command.shapes.empty() ? results_run_shapes() : parse_shape_list(command.shapes);
   std::cout << "kernel 16 (dispatch) on " << clusters << " resident clusters of two CTAs and "
             << (quad_clusters > 0 ? std::to_string(quad_clusters) : "no") << " 2x2 clusters of four"
-            << (quad_clusters > 0 ? "" : " (kernel 15 takes them where K % 64 != 0: give --quad-clusters)") << ":\n";
-  for (const Shape& shape : shapes) std::cout << explain_shape(shape, clusters, quad_clusters) << "\n";
+            << (quad_clusters > 0 ? "" : " (kernel 15 takes them where K % 64 != 0: give --quad-clusters)");
+  if (memory.dram_bytes_per_cycle > 0)
+    std::cout << ", DRAM at " << std::lround(memory.dram_bytes_per_cycle) << " bytes an SM cycle, "
+              << std::lround(memory.l2_bytes / (1024 * 1024)) << " MiB of L2";
+  else
+    std::cout << ", DRAM not weighed (give --dram-bytes-per-cycle)";
+  std::cout << ":\n";
+  for (const Shape& shape : shapes) std::cout << explain_shape(shape, clusters, quad_clusters, memory) << "\n";
   return kExitOk;
 }
 

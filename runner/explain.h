@@ -1,13 +1,14 @@
 // `gemm explain`: what the dispatch chapter (kernel 16) launches on a shape, and why: the kernel, its tile and
 // cluster, its schedule (rounds, or the split along K over how many clusters) and the cost model's cycles per SM for
 // both candidates (common/pingpong_choice.h). No kernel runs: the model needs only the GPU's resident clusters of two
-// CTAs and, for shapes with K not a multiple of 64, of four, asked of the GPU or given with --clusters and
-// --quad-clusters.
+// CTAs, for shapes with K not a multiple of 64 of four, and the DRAM's rate and the L2's size, asked of the GPU or
+// given with --clusters, --quad-clusters, --dram-bytes-per-cycle and --l2-mib.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "common/few_tiles.h"
 #include "runner/shapes.h"
 
 namespace CLI {
@@ -20,13 +21,15 @@ struct ExplainCommand {
   std::string shapes;  // as --shapes of compare (presets too); empty: the shapes of the results runs
   int clusters = 0;    // resident clusters of two CTAs; 0: ask the GPU
   int quad_clusters = -1;  // resident 2 × 2 clusters; -1: ask the GPU where it is asked for `clusters`, else none
+  double dram_bytes_per_cycle = -1;  // the DRAM's bytes an SM cycle; -1: ask the GPU as above, else none
+  double l2_mib = -1;                // the L2's size; -1: ask the GPU as above, else none
 };
 
 CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command);
 
 // One shape's line: "512x4096x14336  15 few_tiles  128x256  2x1  32 cluster tiles split along K over 66 clusters
 // ..." (or why the dispatch chapter does not take the shape).
-std::string explain_shape(const Shape& shape, int clusters, int quad_clusters = 0);
+std::string explain_shape(const Shape& shape, int clusters, int quad_clusters = 0, const FewTilesMemory& memory = {});
 
 int command_explain(const ExplainCommand& command);
 

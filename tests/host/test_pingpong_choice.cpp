@@ -364,5 +364,27 @@ TEST(PingPongChoice, OffTheLinesThePingPongPaysAsPairsDo) {
   EXPECT_DOUBLE_EQ(aligned.cooperative_cycles, estimate_pingpong(704, 3544, 14016, 66).cooperative_cycles);
 }
 
+
+// Kernel 15's whole tiles in place of a split that waits on the DRAM (common/few_tiles.h) are weighed as its whole
+// tiles always are, their cycles and kFewTilesWholeCycles; a split it keeps, by its compute as before (weighed at its
+// DRAM time, the pick moved to kernel 14 where that was 4-5 % slower: docs/log/15_few_tiles.md, section 23). At
+// 1032 × 1872 × 20928 (H200: 2310 bytes an SM cycle, 60 MiB of L2): 327 · 768 · 1.04 + 3300 + 14 · 1024 = 278817,
+// against kernel 14's 253 k at the rule's width with the few-tile allowance, 2 % ahead: kernel 14, where by compute
+// alone kernel 15's split (230 k) kept it. At 208 × 8608 × 12160 the split stays and so do the figures.
+TEST(PingPongChoice, WholeTilesOverTheDramWeighedAsWholeTiles) {
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  const PingPongEstimate compute_only = estimate_pingpong(1032, 1872, 20928, 66);
+  const PingPongEstimate dram = estimate_pingpong(1032, 1872, 20928, 66, 0, h200);
+  EXPECT_FALSE(compute_only.pingpong);
+  EXPECT_TRUE(dram.few_tiles_plan.whole_over_dram);
+  EXPECT_NEAR(dram.cooperative_cycles, 327 * 768 * 1.04 + 3300 + 14 * 1024, 1e-6);
+  EXPECT_DOUBLE_EQ(dram.rule_cycles, compute_only.rule_cycles);
+  EXPECT_GE(dram.cooperative_cycles, kPingPongMargin * dram.rule_cycles);
+  EXPECT_TRUE(dram.pingpong);
+  const PingPongEstimate kept = estimate_pingpong(208, 8608, 12160, 66, 0, h200);
+  EXPECT_FALSE(kept.few_tiles_plan.whole_over_dram);
+  EXPECT_DOUBLE_EQ(kept.cooperative_cycles, estimate_pingpong(208, 8608, 12160, 66).cooperative_cycles);
+  EXPECT_EQ(kept.pingpong, estimate_pingpong(208, 8608, 12160, 66).pingpong);
+}
 }  // namespace
 }  // namespace gemm

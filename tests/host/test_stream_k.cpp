@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -643,5 +644,96 @@ TEST(FewTiles, QuadClustersChargeAFewTilesSplitOverMany) {
   EXPECT_NEAR(round_schedule_blocks(quad, 1024 * 1.06, true) - round_schedule_blocks(quad, 1024 * 1.06), 75, 1e-9);
 }
 
+
+// The DRAM (common/few_tiles.h): a split over every cluster reads from DRAM each operand that outgrows half the L2
+// once for each cluster that needs it, one that fits once. 1032 × 1872 × 20928 in 128 × 192 tiles, 1 × 2 clusters:
+// 9 tile rows (9 cluster rows), 10 tile columns (5 cluster columns); A is 1032 · 20928 · 2 = 43195392 bytes, B
+// 1872 · 20928 · 2 = 78354432, both over 30 MiB: 5 · A + 9 · B = 921166848 bytes. With a 128 MiB L2 both fit: A + B.
+// 208 × 8608 × 12160, 2 × 1 clusters of 128 × 192: A (5058560 bytes) fits in 30 MiB, B (209346560) is read by the one
+// cluster row: A + B either way.
+TEST(FewTiles, SplitDramBytesByWhatItReadsAgain) {
+  FewTilesPlan wide_k;
+  wide_k.block_m = 128;
+  wide_k.block_n = 192;
+  wide_k.cluster_m = 1;
+  wide_k.cluster_n = 2;
+  const double mib = 1024.0 * 1024.0;
+  EXPECT_DOUBLE_EQ(split_dram_bytes(wide_k, 1032, 1872, 20928, 60 * mib), 5.0 * 43195392 + 9.0 * 78354432);
+  EXPECT_DOUBLE_EQ(split_dram_bytes(wide_k, 1032, 1872, 20928, 256 * mib), 43195392.0 + 78354432.0);
+  FewTilesPlan one_row = wide_k;
+  one_row.cluster_m = 2;
+  one_row.cluster_n = 1;
+  EXPECT_DOUBLE_EQ(split_dram_bytes(one_row, 208, 8608, 12160, 60 * mib), 5058560.0 + 209346560.0);
+  // No L2 given: every operand counted as read again by each cluster that needs it (45 cluster columns for A).
+  EXPECT_DOUBLE_EQ(split_dram_bytes(one_row, 208, 8608, 12160, 0), 45.0 * 5058560 + 209346560.0);
+}
+
+// Whole tiles replace a split over every cluster where they are 0.88 of its DRAM time or less, K % 16 == 0 (H200: 2310
+// bytes an SM cycle, 60 MiB of L2). 1032 × 1872 × 20928 (327 k blocks): the plan's pick is 128 × 192 tiles in 1 × 2
+// clusters, 45 cluster tiles, split over all 66 clusters by compute; its DRAM bytes (above) take 921166848 / 2310 =
+// 398773 cycles, whole tiles 327 · 768 · 1.04 + 3300 = 264481 ≤ 0.88 · 398773: whole, 45 clusters, those cycles.
+TEST(FewTiles, WholeTilesWhereASplitWaitsOnTheDram) {
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  const FewTilesPlan compute_only = plan_few_tiles(1032, 1872, 20928, 66);
+  EXPECT_EQ(compute_only.block_n, 192);
+  EXPECT_TRUE(compute_only.cluster_along_n());
+  EXPECT_EQ(compute_only.cluster_tiles, 45);
+  EXPECT_TRUE(compute_only.schedule.splits());
+  EXPECT_EQ(compute_only.schedule.workers, 66);
+  EXPECT_FALSE(compute_only.whole_over_dram);
+  const FewTilesPlan plan = plan_few_tiles(1032, 1872, 20928, 66, -1, 0, h200);
+  EXPECT_EQ(plan.block_n, 192);
+  EXPECT_TRUE(plan.cluster_along_n());
+  EXPECT_FALSE(plan.schedule.splits());
+  EXPECT_EQ(plan.schedule.workers, 45);
+  EXPECT_EQ(plan.schedule.whole_tiles, 45);
+  EXPECT_TRUE(plan.whole_over_dram);
+  EXPECT_NEAR(plan.cycles, 327 * 768 * 1.04 + 3300, 1e-6);
+  check_schedule(plan.schedule);
+  // The tilings are compared by compute as before: the split's cost is what the pick was chosen by.
+  EXPECT_DOUBLE_EQ(plan.schedule_cycles, compute_only.schedule_cycles);
+}
+
+// Where the split does not wait on the DRAM it stays: 208 × 8608 × 12160 (one cluster row, A in the L2) reads 214 MB,
+// 92816 cycles, under its compute. With K % 16 == 8 (1032 × 1872 × 20936: rows off the 32-byte sectors, where whole
+// tiles measured as DRAM-bound as the split) no whole tiles replace it, whatever its DRAM time. And without the DRAM's
+// rate nothing is weighed.
+TEST(FewTiles, SplitKeptWhereTheDramDoesNotDecide) {
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  const FewTilesPlan one_row = plan_few_tiles(208, 8608, 12160, 66, -1, 0, h200);
+  EXPECT_EQ(one_row.cluster_tiles, 45);
+  EXPECT_TRUE(one_row.schedule.splits());
+  EXPECT_FALSE(one_row.whole_over_dram);
+  EXPECT_DOUBLE_EQ(one_row.cycles, plan_few_tiles(208, 8608, 12160, 66).cycles);
+  const FewTilesPlan off_sectors = plan_few_tiles(1032, 1872, 20936, 66, -1, 0, h200);
+  EXPECT_FALSE(rows_on_sectors(20936));
+  EXPECT_TRUE(off_sectors.schedule.splits());
+  EXPECT_FALSE(off_sectors.whole_over_dram);
+  const FewTilesPlan no_rate = plan_few_tiles(1032, 1872, 20928, 66, -1, 0, {0, 60.0 * 1024 * 1024});
+  EXPECT_TRUE(no_rate.schedule.splits());
+}
+
+// The model presets (llama3-8b and -70b at 128-8192 tokens), 1024³ and 2048³ keep their plans: none is split over every
+// cluster where the DRAM decides.
+TEST(FewTiles, ThePresetsKeepTheirPlans) {
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  const int layers[][2] = {{6144, 4096}, {4096, 4096}, {28672, 4096}, {4096, 14336},
+                           {10240, 8192}, {8192, 8192}, {57344, 8192}, {8192, 28672}};
+  std::vector<std::array<int, 3>> shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}};
+  for (const auto& layer : layers)
+    for (int tokens = 128; tokens <= 8192; tokens *= 2) shapes.push_back({tokens, layer[0], layer[1]});
+  for (const auto& [m, n, k] : shapes) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
+    const FewTilesPlan before = plan_few_tiles(m, n, k, 66, -1, 30), after = plan_few_tiles(m, n, k, 66, -1, 30, h200);
+    EXPECT_EQ(after.block_m, before.block_m);
+    EXPECT_EQ(after.block_n, before.block_n);
+    EXPECT_EQ(after.cluster_m, before.cluster_m);
+    EXPECT_EQ(after.cluster_n, before.cluster_n);
+    EXPECT_EQ(after.schedule.workers, before.schedule.workers);
+    EXPECT_EQ(after.schedule.whole_tiles, before.schedule.whole_tiles);
+    EXPECT_DOUBLE_EQ(after.cycles, before.cycles);
+  }
+  EXPECT_EQ(shapes.size(), 2u + 8 * 7);
+}
 }  // namespace
 }  // namespace gemm
