@@ -14,8 +14,8 @@
 //   not mean fewer rounds). Where K is not a multiple of 64, 2 × 2 clusters too (both operands multicast): below.
 // - Schedule: StreamKSchedule::make_few_tiles (common/stream_k.h) over every resident cluster: with fewer tiles than
 //   clusters whole tiles or the whole problem split along K, with more kernel 13's rounds; and, where the tiles are at
-//   most half the clusters, every tile in equal shares (make_even_split). A split over every cluster reads its loads
-//   from DRAM, and is charged their time at the GPU's DRAM rate (below).
+//   most half the clusters, every tile in equal shares (make_even_split). A split over every cluster reads from DRAM
+//   what its clusters share, and whole tiles replace it where that makes it the slower (below).
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -153,9 +153,10 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
 // `memory.dram_bytes_per_cycle` (kDramEfficiency of the peak the GPU reports, in SM cycles), and whole tiles replace it
 // where the model puts them at kWholeOverDramSplit of that or less: on the twelve shapes of section 22 whole tiles
 // measured 1.08-1.24 times (1.14 in the geometric mean) the share of the split's time the model gives them (it leaves
-// out what a short launch of whole tiles costs beyond its k blocks). Checked on 24 shapes drawn at random where it
-// changes the plan: 0.77 of kernel 15's time in the geometric mean, none slower (section 23, call 5). Its limits, each
-// from a check that failed before it (section 23):
+// out what a short launch of whole tiles costs beyond its k blocks). Checked twice on 24 shapes drawn at random where
+// it changes the plan: 0.77 of kernel 15's time in the geometric mean each time, one shape 20 % slower the first time
+// (904 × 2088 × 23360, below), none the second (section 23, calls 4 and 5). Its limits, each from a check that failed
+// before those (section 23):
 // - Only where the rows of A and B start on 32-byte sectors (K % kSectorAlignedK == 0). Where K % 16 == 8, whole
 //   tiles in clusters of two ran at their loads' DRAM rate as the split did (3.7-4.9 TB/s on nine shapes: they did not
 //   share in the L2 either, an inference), and were up to 6 % slower than the split.
@@ -221,9 +222,9 @@ constexpr double kNarrowRoundsMargin = 1.06;
 // 10), even-split candidates lost where the model misses a cost: in 1 × 2 clusters at 128 tokens (128-row tiles, 2-11 %
 // slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs multiply only zeros) and with shares of 16 k blocks
 // (the fix-up outweighs them), so those are no candidates. `only_tiling` (an index of few_tiles_tiling) restricts the
-// plan to that tiling wherever it fits, for measuring one against the others. With `dram_bytes_per_cycle`, a split
-// over every cluster costs at least its loads' time at that rate, and where the rows are on the sectors whole tiles
-// replace it where kWholeOverDramSplit ahead (above).
+// plan to that tiling wherever it fits, for measuring one against the others. Given the GPU's `memory`, where the pick
+// is a split over every cluster and the rows are on the sectors, whole tiles replace it where they come out
+// kWholeOverDramSplit of its DRAM time or less (above); a split that stays keeps its compute's cycles.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1,
                                                           int quad_clusters = 0, FewTilesMemory memory = {}) {
   const int k_blocks = (k + 63) / 64;

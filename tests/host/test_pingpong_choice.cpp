@@ -364,7 +364,6 @@ TEST(PingPongChoice, OffTheLinesThePingPongPaysAsPairsDo) {
   EXPECT_DOUBLE_EQ(aligned.cooperative_cycles, estimate_pingpong(704, 3544, 14016, 66).cooperative_cycles);
 }
 
-
 // Kernel 15's whole tiles in place of a split that waits on the DRAM (common/few_tiles.h) are weighed as its whole
 // tiles always are, their cycles and kFewTilesWholeCycles; a split it keeps, by its compute as before (weighed at its
 // DRAM time, the pick moved to kernel 14 where that was 4-5 % slower: docs/log/15_few_tiles.md, section 23). At
@@ -386,5 +385,6 @@ TEST(PingPongChoice, WholeTilesOverTheDramWeighedAsWholeTiles) {
   EXPECT_DOUBLE_EQ(kept.cooperative_cycles, estimate_pingpong(208, 8608, 12160, 66).cooperative_cycles);
   EXPECT_EQ(kept.pingpong, estimate_pingpong(208, 8608, 12160, 66).pingpong);
 }
+
 }  // namespace
 }  // namespace gemm

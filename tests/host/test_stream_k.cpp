@@ -644,11 +644,10 @@ TEST(FewTiles, QuadClustersChargeAFewTilesSplitOverMany) {
   EXPECT_NEAR(round_schedule_blocks(quad, 1024 * 1.06, true) - round_schedule_blocks(quad, 1024 * 1.06), 75, 1e-9);
 }
 
-
 // The DRAM (common/few_tiles.h): a split over every cluster reads from DRAM each operand that outgrows half the L2
 // once for each cluster that needs it, one that fits once. 1032 × 1872 × 20928 in 128 × 192 tiles, 1 × 2 clusters:
 // 9 tile rows (9 cluster rows), 10 tile columns (5 cluster columns); A is 1032 · 20928 · 2 = 43195392 bytes, B
-// 1872 · 20928 · 2 = 78354432, both over 30 MiB: 5 · A + 9 · B = 921166848 bytes. With a 128 MiB L2 both fit: A + B.
+// 1872 · 20928 · 2 = 78354432, both over 30 MiB: 5 · A + 9 · B = 921166848 bytes. With a 256 MiB L2 both fit: A + B.
 // 208 × 8608 × 12160, 2 × 1 clusters of 128 × 192: A (5058560 bytes) fits in 30 MiB, B (209346560) is read by the one
 // cluster row: A + B either way.
 TEST(FewTiles, SplitDramBytesByWhatItReadsAgain) {
@@ -735,5 +734,6 @@ TEST(FewTiles, ThePresetsKeepTheirPlans) {
   }
   EXPECT_EQ(shapes.size(), 2u + 8 * 7);
 }
+
 }  // namespace
 }  // namespace gemm
