@@ -55,7 +55,6 @@ constexpr double kPingPongMargin = 1.02;             // with few tiles, how far 
 constexpr double kPingPongRoundsMargin = 1.005;      // with many, in kPingPongMinRounds rounds or more
 constexpr int kPingPongMinRounds = 16;
 constexpr double kPingPongSplitMargin = 1.05;       // how far ahead of kernel 15's split schedule
-constexpr int kPingPongKMultiple = kSectorAlignedK;  // K a multiple of it: A's and B's rows 32-byte aligned
 // Few tiles (fewer cluster tiles than clusters, or narrower tiles): short launches, where what a launch costs beyond
 // its k blocks weighs. Fitted on an H200 to kernels 13, 14 and 15 at 1024³, 2048³, 128 × 4096 × 4096 and
 // 512 × 4096 × 4096 (kernel 16's notes): kernel 15's whole tiles cost about kFewTilesWholeCycles beyond the model above
@@ -99,7 +98,7 @@ struct PingPongEstimate {
   int rule_width = 0;             // the better of the rule's widths (176, 184): what the rule weighs kernel 14 at
   double rule_cycles = 0;         // per SM, with that width
   int rule_rounds = 0;            // its rounds with that width
-  bool k_aligned = false;         // K % kPingPongKMultiple == 0: the only shapes where the rule may take kernel 14
+  bool k_aligned = false;         // rows_on_sectors(k): the only shapes where the rule may take kernel 14
   bool pingpong = false;          // the rule's choice
 };
 
@@ -140,7 +139,7 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
     }
   }
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
-  estimate.k_aligned = k % kPingPongKMultiple == 0;
+  estimate.k_aligned = rows_on_sectors(k);
   estimate.pingpong =
       estimate.k_aligned &&
       ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.rule_cycles) ||

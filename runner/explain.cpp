@@ -105,7 +105,7 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   const std::string rounds_rule =
       "14 if " + std::to_string(kPingPongMinRounds) + "+ rounds and " + percent(kPingPongRoundsMargin - 1) + " ahead";
   if (!estimate.k_aligned)
-    line << "14 only where K is a multiple of " << kPingPongKMultiple << ")";
+    line << "14 only where K is a multiple of " << kSectorAlignedK << ")";
   else if (estimate.few_tiles)
     line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead)";
   else if (estimate.split_last_round)
