@@ -60,6 +60,17 @@ constexpr int kLineAlignedK = 64;
 constexpr double kOffLinePairSlowdown = 1.25;
 constexpr double kOffLineQuadSlowdown = 1.06;
 __host__ __device__ constexpr bool rows_off_lines(int k) { return k % kLineAlignedK != 0; }
+// What the L2 fetches when a load of A or B misses (the tensor maps' L2 promotion), in bytes. Off the lines each
+// k block's row comes in two pieces, and a 256-byte fill for each brings in bytes that row does not use: kernel 15 in
+// pairs read a tenth more DRAM bytes with 256 than with 128 at 568 × 5760 × 14200 (an H100; docs/log/15_few_tiles.md,
+// section 17). With 128-byte fills there, kernels 15 and 16 took 0.96 of their time in the geometric mean over 24
+// shapes drawn at random off the lines, none 3 % slower in both runs (an H200; section 25, run J of the notes). On the
+// lines 256: 128 was 1-3 % slower there (section 17).
+constexpr int kOnLinesFillBytes = 256;
+constexpr int kOffLinesFillBytes = 128;
+__host__ __device__ constexpr int operand_fill_bytes(int k) {
+  return rows_off_lines(k) ? kOffLinesFillBytes : kOnLinesFillBytes;
+}
 
 // The CTA tiles kernel 15 launches, widest first: block_m rows (two consumer warpgroups of 64 rows, or one) by
 // block_n columns, and the cycles a k block of 64 takes (the model's unit).

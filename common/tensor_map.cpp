@@ -25,7 +25,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_function() {
 }  // namespace
 
 CUtensorMap make_tensor_map_2d(const bf16* base, uint64_t rows, uint64_t cols, uint32_t box_rows, uint32_t box_cols,
-                               CUtensorMapSwizzle swizzle) {
+                               CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion) {
   CUtensorMap map{};
   const cuuint64_t dims[2] = {cols, rows};                    // innermost dimension first
   const cuuint64_t strides[1] = {cols * sizeof(bf16)};        // bytes between rows (rank - 1 entries)
@@ -33,7 +33,7 @@ CUtensorMap make_tensor_map_2d(const bf16* base, uint64_t rows, uint64_t cols, u
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult result = encode_tiled_function()(
       &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(base), dims, strides, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS)
     throw CudaError("cuTensorMapEncodeTiled failed (error " + std::to_string(static_cast<int>(result)) + ") for a " +
                     std::to_string(rows) + " x " + std::to_string(cols) + " matrix, box " + std::to_string(box_rows) +

@@ -16,8 +16,10 @@ namespace gemm {
 
 // A row-major `rows` × `cols` bf16 matrix read (or written) in boxes of `box_rows` × `box_cols`.
 // `cols` · 2 bytes must be a multiple of 16 (TMA's stride rule); with SWIZZLE_128B, box_cols · 2 ≤ 128.
-// Elements outside the matrix load as zero and are not stored.
+// Elements outside the matrix load as zero and are not stored. `promotion`: how much the L2 fetches when a load misses
+// (256 bytes unless a chapter says otherwise).
 CUtensorMap make_tensor_map_2d(const bf16* base, uint64_t rows, uint64_t cols, uint32_t box_rows, uint32_t box_cols,
-                               CUtensorMapSwizzle swizzle);
+                               CUtensorMapSwizzle swizzle,
+                               CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 
 }  // namespace gemm

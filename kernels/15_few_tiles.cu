@@ -26,7 +26,8 @@
 //    multiply only the zeros TMA fills in below row M. Where K is not a multiple of 64, the rows of A and B start off
 //    the L2's 128-byte lines and the TMA requests each k block's rows in two pieces: there the plan also costs 2 × 2
 //    clusters, in which each CTA loads half its A and half its B for its cluster row and column (a third fewer
-//    requests), over the fewer SMs that clusters of four occupy.
+//    requests), over the fewer SMs that clusters of four occupy; and A's and B's tensor maps ask the L2 for 128-byte
+//    fills instead of 256, since a 256-byte fill of each piece brings in bytes the row does not use.
 //
 // Where 128 × 256 tiles make two rounds or more: 128 × 256 tiles and kernel 13's schedule, unchanged, but that up to
 // four rounds 128 × 192 or 128 × 128 tiles in whole rounds replace a split last round where the model puts them 6 %
@@ -339,8 +340,12 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
   constexpr int kConsumers = T::kConsumers;
   const auto kernel = few_tiles_kernel<T>;
   constexpr auto kSwizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, kSwizzle);
-  const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, kSwizzle);
+  // 128-byte L2 fills for A and B where their rows are off the L2's lines, 256 on them (common/few_tiles.h).
+  const CUtensorMapL2promotion fill = operand_fill_bytes(problem.k) == kOffLinesFillBytes
+                                          ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                          : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, kSwizzle, fill);
+  const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, kSwizzle, fill);
   const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, kWgmmaM, kBoxCols, kSwizzle);
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   // The Hilbert order of the cluster tiles, as a table in device memory that the launch keeps alive.

@@ -626,6 +626,18 @@ TEST(FewTiles, QuadClustersWhereRowsAreOffTheLines) {
   EXPECT_DOUBLE_EQ(many.pair_slowdown, 1.0);
 }
 
+// The L2's fills for A and B: 128 bytes where K % 64 != 0 (each row starts K · 2 bytes after the last, so only where K
+// is a multiple of 64 do all start on 128-byte lines), 256 on the lines; whatever the tiles (2048 × 4096 × 4088 has many).
+TEST(FewTiles, OperandFillsOf128BytesOffTheLines) {
+  EXPECT_EQ(operand_fill_bytes(4096), 256);
+  EXPECT_EQ(operand_fill_bytes(4032), 256);
+  EXPECT_EQ(operand_fill_bytes(64), 256);
+  EXPECT_EQ(operand_fill_bytes(4088), 128);  // K % 16 == 8
+  EXPECT_EQ(operand_fill_bytes(4080), 128);  // K % 16 == 0, K % 64 == 48
+  EXPECT_EQ(operand_fill_bytes(4128), 128);  // K % 64 == 32
+  EXPECT_EQ(operand_fill_bytes(8), 128);
+}
+
 // A last round of a few tiles split over many clusters of four is charged its owners' partials (5 k blocks each).
 // 968 × 3856 × 24400, 382 k blocks: 128 × 256 tiles in 2 × 2 clusters, 4 × 8 = 32 cluster tiles on 30, a whole round
 // and 2 tiles split over 30 clusters (30 / 2 = 15 partials charged an owner): 382 + 2 · 382 / 30 + 24 · 1024 / 1085.44
