@@ -627,7 +627,7 @@ TEST(FewTiles, QuadClustersWhereRowsAreOffTheLines) {
 }
 
 // The L2's fills for A and B: 128 bytes where K % 64 != 0 (each row starts K · 2 bytes after the last, so only where K
-// is a multiple of 64 do all start on 128-byte lines), 256 on the lines; whatever the tiles (2048 × 4096 × 4088 has many).
+// is a multiple of 64 do all start on 128-byte lines), 256 on the lines; whatever the tiles.
 TEST(FewTiles, OperandFillsOf128BytesOffTheLines) {
   EXPECT_EQ(operand_fill_bytes(4096), 256);
   EXPECT_EQ(operand_fill_bytes(4032), 256);
