@@ -64,8 +64,9 @@ __host__ __device__ constexpr bool rows_off_lines(int k) { return k % kLineAlign
 // k block's row comes in two pieces, and a 256-byte fill for each brings in bytes that row does not use: kernel 15 in
 // pairs read a tenth more DRAM bytes with 256 than with 128 at 568 × 5760 × 14200 (an H100; docs/log/15_few_tiles.md,
 // section 17). With 128-byte fills there, kernels 15 and 16 took 0.96 of their time in the geometric mean over 24
-// shapes drawn at random off the lines, none 3 % slower in both runs (an H200; section 25, run J of the notes). On the
-// lines 256: 128 was 1-3 % slower there (section 17).
+// shapes drawn at random off the lines, none 3 % slower in both runs (an H200; section 25, run J of the notes); at
+// 16-128 tokens they were level in the geometric mean and 3-5 % slower at short K and wide N (section 25, call 11),
+// not yet told apart. On the lines 256: 128 was 1-3 % slower there (section 17).
 constexpr int kOnLinesFillBytes = 256;
 constexpr int kOffLinesFillBytes = 128;
 __host__ __device__ constexpr int operand_fill_bytes(int k) {
