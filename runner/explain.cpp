@@ -95,6 +95,8 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
       const int rounds = schedule.rounds();
       line << " in " << rounds << (rounds == 1 ? " round" : " rounds") << " on " << schedule.workers << " clusters";
     }
+    if (operand_fill_bytes(shape.k) != kOnLinesFillBytes)  // rows off the L2's lines (common/few_tiles.h)
+      line << "; " << operand_fill_bytes(shape.k) << "-byte L2 fills";
   }
   line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles);
   if (estimate.split_last_round) line << ", by its split schedule " << thousands(estimate.few_tiles_plan.schedule_cycles);
