@@ -41,11 +41,12 @@ constexpr double kOneConsumer128Cycles = 256 * 1.87;
 // seven shapes of 64 × 128 tiles split in two or three (docs/log/15_few_tiles.md, section 9: 5-28 % faster than whole
 // tiles, and on six more 5-13 % faster than make_few_tiles's split over every cluster); the scaling by size and count
 // from per-CTA timelines of wider tiles split (section 10: 3-5 µs from the last k block to the last store for 128 × 128
-// in two shares, 11 µs for 128 × 256 in four). In two shares of 128-row tiles (two consumer warpgroups) a share's k
-// blocks take kTwoSharesSlowdown instead: section 10's four pairs of 128 × 256 tiles in two shares against whole
-// 128 × 128 tiles, taken apart along K, put a share's k block at 0.92 of two whole 128 × 128 ones and the split's
-// start and end at about 5.5 µs (the fix-up's charge); with 1.25 the model put those splits 12-16 % behind what they
-// measured (section 26; checked on fresh shapes there).
+// in two shares, 11 µs for 128 × 256 in four). In two shares of 128 × 192 or 128 × 256 tiles a share's k blocks take
+// kTwoSharesSlowdown instead: section 10's four pairs of 128 × 256 tiles in two shares against whole 128 × 128 tiles,
+// taken apart along K, put a share's k block at 0.92 of two whole 128 × 128 ones and the split's start and end at
+// about 5.5 µs (the fix-up's charge), where 1.25 put those splits 12-16 % behind what they measured. Not for 128 × 128
+// tiles: in two shares they were 9-28 % slower than the 128 × 192 ones in three or four shares they replaced (section
+// 26, where the rule was checked on fresh shapes).
 constexpr double kEvenSplitSlowdown = 1.25;
 constexpr double kTwoSharesSlowdown = 1.1;
 constexpr double kEvenSplitCycles = 4800;
@@ -157,7 +158,7 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
   if (cluster_tiles <= 0 || 2 * cluster_tiles > clusters) return 0;
   const int shares = StreamKSchedule::make_even_split(cluster_tiles, k_blocks, clusters).even_shares();
   if (k_blocks / shares < min_share_blocks) return 0;
-  const double slowdown = block_m == 128 && shares == 2 ? kTwoSharesSlowdown : kEvenSplitSlowdown;
+  const double slowdown = block_m == 128 && block_n >= 192 && shares == 2 ? kTwoSharesSlowdown : kEvenSplitSlowdown;
   return slowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
          kCooperativeBoundaryCycles;
 }

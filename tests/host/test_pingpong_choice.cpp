@@ -173,7 +173,7 @@ TEST(PingPongChoice, FewTileFigures) {
   EXPECT_NEAR(down.few_tiles_plan.cycles, 1.1 * 112 * 1024 + 4800 * 2 + 3300, 1e-6);
   EXPECT_FALSE(down.pingpong);
   // 256 × 4096 × 4096, 64 k blocks: 32 cluster tiles of 128 × 128, each in 2 equal shares on 64 clusters:
-  // 1.1 · 32 · 609.28 + 4800 + 3300 = 29546.656, against 64 of 64 × 128 whole (64 · 478.72 + 3300 = 33938.08), 44 of
+  // 1.25 · 32 · 609.28 + 4800 + 3300 = 32471.2, against 64 of 64 × 128 whole (64 · 478.72 + 3300 = 33938.08), 44 of
   // 64 × 192 whole (41638.56), 22 of 128 × 192 in 3 shares (1.25 · 64 / 3 · 798.72 + 1.5 · 4800 · 2 + 3300 = 38999.2)
   // and 16 of 128 × 256 in 4 (1.25 · 16 · 1024 + 2 · 4800 · 3 + 3300 = 52580).
   const PingPongEstimate tokens256 = estimate_pingpong(256, 4096, 4096, kClusters);
@@ -181,8 +181,9 @@ TEST(PingPongChoice, FewTileFigures) {
   EXPECT_EQ(tokens256.few_tiles_plan.block_n, 128);
   EXPECT_EQ(tokens256.few_tiles_plan.cluster_tiles, 32);
   EXPECT_EQ(tokens256.few_tiles_plan.schedule.workers, 64);
-  EXPECT_NEAR(tokens256.few_tiles_plan.cycles, 1.1 * 32 * 609.28 + 4800 + 3300, 1e-6);
-  // Two shares of 128-row tiles cost 1.1 a k block, three or more 1.25 (kTwoSharesSlowdown). 256 × 8192 × 28672, 448 k
+  EXPECT_NEAR(tokens256.few_tiles_plan.cycles, 1.25 * 32 * 609.28 + 4800 + 3300, 1e-6);
+  // Two shares of 128 × 192 and 128 × 256 tiles cost 1.1 a k block, of other tiles and three shares or more 1.25
+  // (kTwoSharesSlowdown). 256 × 8192 × 28672, 448 k
   // blocks: 32 cluster tiles of 128 × 256 in 2 shares on 64 clusters, 1.1 · 224 · 1024 + 4800 · 2 + 3300 = 265213.6,
   // ahead of 64 of 128 × 128 whole, 448 · 609.28 + 3300 = 276257.44; at 256 × 8192 × 8192 (128 k blocks) the split,
   // 1.1 · 64 · 1024 + 9600 + 3300 = 84998.4, stays behind the whole tiles, 128 · 609.28 + 3300 = 81287.84.
@@ -197,8 +198,12 @@ TEST(PingPongChoice, FewTileFigures) {
   EXPECT_FALSE(shorter_k.few_tiles_plan.schedule.splits());
   EXPECT_NEAR(shorter_k.few_tiles_plan.cycles, 128 * 609.28 + 3300, 1e-6);
   EXPECT_NEAR(even_split_cycles(32, 128, kClusters, 128, 256, 1024), 1.1 * 64 * 1024 + 4800 * 2 + 3300, 1e-6);
-  // 64-row tiles (one consumer warpgroup) keep 1.25 in two shares.
+  // 128 × 128 and 64-row tiles keep 1.25 in two shares, 128 × 192 ones take 1.1, and no tiling in three shares.
   EXPECT_NEAR(even_split_cycles(32, 64, kClusters, 64, 128, 478.72), 1.25 * 32 * 478.72 + 4800 + 3300, 1e-6);
+  EXPECT_NEAR(even_split_cycles(32, 64, kClusters, 128, 128, 609.28), 1.25 * 32 * 609.28 + 4800 + 3300, 1e-6);
+  EXPECT_NEAR(even_split_cycles(32, 64, kClusters, 128, 192, 798.72), 1.1 * 32 * 798.72 + 4800 * 1.5 + 3300, 1e-6);
+  EXPECT_NEAR(even_split_cycles(22, 224, kClusters, 128, 192, 798.72),
+              1.25 * 224 / 3 * 798.72 + 4800 * 1.5 * 2 + 3300, 1e-6);
   // 512 × 6144 × 4096: 2 × 32 = 64 cluster tiles of 128 × 192 (6144 = 32 · 192), whole: 64 · 798.72 + 3300 =
   // 54418.08, against 48 of 128 × 256 whole, 64 · 1024 + 3300 = 68836.
   const PingPongEstimate wide = estimate_pingpong(512, 6144, 4096, kClusters);
