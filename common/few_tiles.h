@@ -41,14 +41,8 @@ constexpr double kOneConsumer128Cycles = 256 * 1.87;
 // seven shapes of 64 × 128 tiles split in two or three (docs/log/15_few_tiles.md, section 9: 5-28 % faster than whole
 // tiles, and on six more 5-13 % faster than make_few_tiles's split over every cluster); the scaling by size and count
 // from per-CTA timelines of wider tiles split (section 10: 3-5 µs from the last k block to the last store for 128 × 128
-// in two shares, 11 µs for 128 × 256 in four). In two shares of 128 × 192 or 128 × 256 tiles a share's k blocks take
-// kTwoSharesSlowdown instead: section 10's four pairs of 128 × 256 tiles in two shares against whole 128 × 128 tiles,
-// taken apart along K, put a share's k block at 0.92 of two whole 128 × 128 ones and the split's start and end at
-// about 5.5 µs (the fix-up's charge), where 1.25 put those splits 12-16 % behind what they measured. Not for 128 × 128
-// tiles: in two shares they were 9-28 % slower than the 128 × 192 ones in three or four shares they replaced (section
-// 26, where the rule was checked on fresh shapes).
+// in two shares, 11 µs for 128 × 256 in four).
 constexpr double kEvenSplitSlowdown = 1.25;
-constexpr double kTwoSharesSlowdown = 1.1;
 constexpr double kEvenSplitCycles = 4800;
 
 // Rows off the L2's lines. A row of A or B is K × 2 bytes, so where K is not a multiple of kLineAlignedK the rows start
@@ -151,16 +145,15 @@ struct FewTilesPlan {
   __host__ __device__ constexpr bool quad_clusters() const { return cluster_m == 2 && cluster_n == 2; }
 };
 
-// The cycles of an even split of `cluster_tiles` tiles of k_blocks over `clusters` (the model above), or 0 where
-// kernel 15 takes none: more tiles than half the clusters, or shares shorter than `min_share_blocks`.
-__host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_blocks, int clusters, int block_m,
-                                                       int block_n, double block_cycles,
+// The cycles of an even split of `cluster_tiles` tiles of k_blocks over `clusters` (kEvenSplitSlowdown's model), or 0
+// where kernel 15 takes none: more tiles than half the clusters, or shares shorter than `min_share_blocks`.
+__host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_blocks, int clusters, int block_n,
+                                                       double block_cycles,
                                                        int min_share_blocks = StreamKSchedule::kMinEvenShareBlocks) {
   if (cluster_tiles <= 0 || 2 * cluster_tiles > clusters) return 0;
   const int shares = StreamKSchedule::make_even_split(cluster_tiles, k_blocks, clusters).even_shares();
   if (k_blocks / shares < min_share_blocks) return 0;
-  const double slowdown = block_m == 128 && block_n >= 192 && shares == 2 ? kTwoSharesSlowdown : kEvenSplitSlowdown;
-  return slowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
+  return kEvenSplitSlowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
          kCooperativeBoundaryCycles;
 }
 
@@ -303,7 +296,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
         // On the sectors, whole tiles instead of a split over every cluster where they are kWholeOverDramSplit ahead
         // of its loads' time at the DRAM's rate; not where the pick would be split evenly instead (below).
         const bool evenly_later =
-            even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_m, plan.block_n, block_cycles) > 0;
+            even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_n, block_cycles) > 0;
         if (memory.dram_bytes_per_cycle > 0 && rows_on_sectors(k) && plan.schedule.splits() && !evenly_later) {
           const double loads =
               dram_cycles(split_dram_bytes(plan, m, n, k, memory.l2_bytes), memory.dram_bytes_per_cycle);
@@ -319,8 +312,8 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       // With two CTAs along M and none wholly below M, at most half as many tiles as clusters, shares of at least
       // twice the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
       const double even = !along_n && tiles_m % 2 == 0
-                              ? even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_m, plan.block_n,
-                                                  block_cycles, 2 * StreamKSchedule::kMinEvenShareBlocks)
+                              ? even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_n, block_cycles,
+                                                  2 * StreamKSchedule::kMinEvenShareBlocks)
                               : 0;
       if (even > 0 && even < choice) {
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, workers);
@@ -339,8 +332,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
   // The pick itself, where its tiles are at most half the clusters: in equal shares, whatever its other schedule
   // (measured ahead of whole tiles and of a split over every cluster wherever it applies).
   const double even =
-      even_split_cycles(best.cluster_tiles, k_blocks, best.resident_clusters, best.block_m, best.block_n,
-                        best_block_cycles);
+      even_split_cycles(best.cluster_tiles, k_blocks, best.resident_clusters, best.block_n, best_block_cycles);
   if (even > 0) {
     best.schedule = StreamKSchedule::make_even_split(best.cluster_tiles, k_blocks, best.resident_clusters);
     best.cycles = best.schedule_cycles = even;
