@@ -2,7 +2,7 @@
 // GPU's clusters (or up to four, with a split last round), and what its model says that costs. Introduced by kernel
 // 15; kernel 16's cost model and `gemm explain` ask it too.
 //
-// Three choices, each host-tested:
+// Four choices, each host-tested:
 // - Tiling. Kernel 13's 128 × 256 tiles, or 128 × 192, 128 × 128, 64 × 192, 64 × 128 ones (few_tiles_tiling): more
 //   tiles, each shorter. Each tiling's k block costs its multiply-adds at the tensor rate times a factor measured on an
 //   H200, more for narrow tiles and most for 64-row ones (one consumer warpgroup).
@@ -16,6 +16,8 @@
 //   clusters whole tiles or the whole problem split along K, with more kernel 13's rounds; and, where the tiles are at
 //   most half the clusters, every tile in equal shares (make_even_split). A split over every cluster reads from DRAM
 //   what its clusters share, and whole tiles replace it where that makes it the slower (below).
+// - C or Cᵀ. Where the token count M is ragged, the plan of the N × M × K problem (Cᵀ = B·Aᵀ) where its model puts it
+//   ahead (plan_few_tiles_or_transposed, at the end).
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -139,6 +141,7 @@ struct FewTilesPlan {
   // model instead, which leaves a split's cost out.
   double schedule_cycles = 0;
   bool whole_over_dram = false;   // whole tiles because a split over every cluster would wait on the DRAM
+  bool transposed = false;        // planned for Cᵀ = B·Aᵀ, N × M × K (plan_few_tiles_or_transposed): M across the tiles
   // Anything but kernel 13's 128 × 256 tiles.
   __host__ __device__ constexpr bool narrow() const { return block_m != 128 || block_n != 256; }
   __host__ __device__ constexpr bool cluster_along_n() const { return cluster_m == 1 && cluster_n == 2; }
@@ -338,6 +341,36 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
     best.cycles = best.schedule_cycles = even;
   }
   return best;
+}
+
+// C transposed. C = A·Bᵀ is also Cᵀ = B·Aᵀ: the N × M × K problem with the operands swapped, its C stored transposed.
+// A token count M just past a multiple of 128 leaves the last row of 128-row tiles mostly empty (523 tokens compute
+// 640 rows); transposed, M lies across the tiles' width, and the plan may cover it otherwise (523 in three 192-wide
+// tiles), or give the two consumer warpgroups' 128-row tiles the rows that one-consumer 64-row tiles had. Kernel 15
+// stages such tiles transposed (stmatrix .trans) and stores each box at swapped coordinates. Measured on an H200 by
+// running the transposed shapes as problems of their own (docs/log/15_few_tiles.md, sections 26 and 27): where the
+// model put the transposed plan kTransposedMargin ahead, it took 0.79-0.89 of the time on four shapes, and 0.86-0.87 in
+// the geometric mean over 14 fresh ones with M from 136 to 1080. The candidates are the ragged token counts of that
+// range, 129 to kTransposedMaxM - 1: at multiples of 128 no row is wasted, and on three presets of 128 tokens that the
+// model put 4-18 % ahead transposed it measured 0.96-1.02 of the time; the one shape measured below 128 tokens (48)
+// took 1.08-1.11; above the range nothing was measured.
+constexpr double kTransposedMargin = 1.10;
+constexpr int kTransposedMaxM = 1152;
+__host__ __device__ constexpr bool transposed_candidate(int m) {
+  return m > 128 && m < kTransposedMaxM && m % 128 != 0;
+}
+
+// Kernel 15's plan for C or for Cᵀ: plan_few_tiles(m, n, k, ...), or, for a candidate M, plan_few_tiles(n, m, k, ...)
+// marked transposed where its cycles times kTransposedMargin are at most the first's.
+__host__ __device__ constexpr FewTilesPlan plan_few_tiles_or_transposed(int m, int n, int k, int clusters,
+                                                                        int quad_clusters = 0,
+                                                                        FewTilesMemory memory = {}) {
+  const FewTilesPlan plan = plan_few_tiles(m, n, k, clusters, -1, quad_clusters, memory);
+  if (!transposed_candidate(m)) return plan;
+  FewTilesPlan transposed = plan_few_tiles(n, m, k, clusters, -1, quad_clusters, memory);
+  if (kTransposedMargin * transposed.cycles > plan.cycles) return plan;
+  transposed.transposed = true;
+  return transposed;
 }
 
 }  // namespace gemm

@@ -1,5 +1,5 @@
 // stmatrix: the store counterpart of ldmatrix (PTX ISA: "stmatrix"). Introduced by kernel 08; kernel 14 adds the
-// x2 and x1 forms.
+// x2 and x1 forms, kernel 15 the transposed x4.
 //
 // stmatrix.x4 writes four 8 × 8 matrices of 16-bit elements. Every lane holds one 32-bit register per matrix
 // with two neighbouring elements: register j of lane l is row l / 4, columns 2(l % 4) and 2(l % 4) + 1 of
@@ -17,6 +17,16 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t smem_row_address, uint32_t 
                                             uint32_t r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row_address), "r"(r0),
                "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+// The same four matrices, each stored transposed (.trans): row r of matrix j in shared memory holds column r of the
+// fragment, so lane l's two elements land in rows 2(l % 4) and 2(l % 4) + 1, at position l / 4. Kernel 15 stages a
+// tile of Cᵀ with it, to store C. SASS: STSM.16.MT88.4.
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t smem_row_address, uint32_t r0, uint32_t r1, uint32_t r2,
+                                                  uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row_address),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
 }
 

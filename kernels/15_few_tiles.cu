@@ -29,6 +29,12 @@
 //    requests), over the fewer SMs that clusters of four occupy; and A's and B's tensor maps ask the L2 for 128-byte
 //    fills instead of 256, since a 256-byte fill of each piece brings in bytes the row does not use.
 //
+// 4. Where the token count M is ragged (129-1151 tokens, not a multiple of 128), the plan also costs Cᵀ = B·Aᵀ, the
+//    N × M × K problem with the operands swapped, and takes it where its model puts it 10 % ahead: M then lies across
+//    the tiles' width instead of leaving the last row of 128-row tiles mostly empty. The kernel computes that problem
+//    as any other and stages each tile transposed (stmatrix .trans), so that its boxes go into C at swapped
+//    coordinates; a tile added by slices stores its elements one by one into C's rows.
+//
 // Where 128 × 256 tiles make two rounds or more: 128 × 256 tiles and kernel 13's schedule, unchanged, but that up to
 // four rounds 128 × 192 or 128 × 128 tiles in whole rounds replace a split last round where the model puts them 6 %
 // ahead. Everything else is kernel 13's.
@@ -79,10 +85,11 @@ constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
 // two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128,
 // and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B), 1 × 2 (along N, they
-// share A) or 2 × 2 (both).
-template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_>
+// share A) or 2 × 2 (both); kTransposed where the kernel computes Cᵀ = B·Aᵀ and stores it into C.
+template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_, bool kTransposed_ = false>
 struct Tiling {
   static constexpr int kBlockM = kBlockM_, kBlockN = kBlockN_, kClusterM = kClusterM_, kClusterN = kClusterN_;
+  static constexpr bool kTransposed = kTransposed_;
   static constexpr int kConsumers = kBlockM / kWgmmaM;  // consumer warpgroups, 64 rows × the tile's width each
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr int kTileBytesA = kBlockM * kBlockK * sizeof(bf16);
@@ -137,6 +144,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   constexpr int kStoreBoxes = T::kStoreBoxes, kChunksPerRound = T::kChunksPerRound;
   constexpr int kPackedPerRound = T::kPackedPerRound, kPartialFloats = T::kPartialFloats;
   constexpr int kStoreRounds = T::kStoreRounds;
+  constexpr bool kTransposed = T::kTransposed;  // `problem` is N × M × K, its C a tile of Cᵀ: stored transposed
   auto& smem = shared_storage<typename T::SharedStorage>();
   const int worker = cluster_index();  // the schedule's workers are clusters
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
@@ -239,15 +247,16 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     PipelineState<kStages> read, release;
     // Send store round `round` of C through this warpgroup's buffer (common/wgmma_epilogue.h); `stage` writes it there.
     const auto store_round = [&](int round, int row, int col, const auto& stage) {
-      store_staged_round(&map_c, smem.c[consumer], row, col + round * kStoreBoxes * kBoxCols, store_leader,
-                         consumer_barrier, stage);
+      store_staged_round<0, kTransposed>(&map_c, smem.c[consumer], row, col + round * kStoreBoxes * kBoxCols,
+                                         store_leader, consumer_barrier, stage);
     };
     // The last store round of the tile before, packed, and where it goes: sent during the next unit's first k block.
     uint32_t deferred[kPackedPerRound];
     bool has_deferred = false;
     int deferred_row = 0, deferred_col = 0;
     const auto store_deferred = [&] {
-      store_round(kStoreRounds - 1, deferred_row, deferred_col, [&] { stage_packed_m64(deferred, smem.c[consumer]); });
+      store_round(kStoreRounds - 1, deferred_row, deferred_col,
+                  [&] { stage_packed_m64<kTransposed>(deferred, smem.c[consumer]); });
       has_deferred = false;
     };
     for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
@@ -299,7 +308,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         write_partial(slot_of(worker), slice.begin, slice.end);
         for (int other = first_share; other < first_share + even_shares; ++other)
           if (other != worker) add_flagged_partial(slot_of(other), slice.begin, slice.end);
-        store_accumulators_m64<kBlockN>(acc, problem.c, problem.m, problem.n, row, col, slice.begin, slice.end);
+        store_accumulators_m64<kBlockN, kTransposed>(acc, problem.c, problem.m, problem.n, row, col, slice.begin,
+                                                     slice.end);
         continue;
       }
       if (unit.is_partial()) {  // the tile's owner adds these sums: to the workspace, then raise the flag
@@ -317,7 +327,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       }
 #pragma unroll
       for (int round = 0; round < kStoreRounds - 1; ++round)
-        store_round(round, row, col, [&] { stage_accumulators_m64(acc, smem.c[consumer], round * kChunksPerRound); });
+        store_round(round, row, col,
+                    [&] { stage_accumulators_m64<kTransposed>(acc, smem.c[consumer], round * kChunksPerRound); });
       pack_accumulator_chunks(acc, (kStoreRounds - 1) * kChunksPerRound, deferred);  // the last round waits
       has_deferred = true;
       deferred_row = row;
@@ -331,7 +342,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 }
 
 // ---- launcher ----------------------------------------------------------------------------------------
-// The launch of the plan's tiling T, on the plan's schedule; prepare_few_tiles picks it.
+// The launch of the plan's tiling T, on the plan's schedule; prepare_few_tiles picks it. With T::kTransposed `problem`
+// is Cᵀ's, N × M × K with A and B swapped, and C's tensor map is C's own: M rows of N.
 template <typename T>
 GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& schedule) {
   constexpr int kBlockM = T::kBlockM, kBlockN = T::kBlockN, kClusterM = T::kClusterM, kClusterN = T::kClusterN;
@@ -346,7 +358,9 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
                                           : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
   const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, kSwizzle, fill);
   const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, kSwizzle, fill);
-  const CUtensorMap map_c = make_tensor_map_2d(problem.c, problem.m, problem.n, kWgmmaM, kBoxCols, kSwizzle);
+  const CUtensorMap map_c = T::kTransposed
+                                ? make_tensor_map_2d(problem.c, problem.n, problem.m, kBoxCols, kWgmmaM, kSwizzle)
+                                : make_tensor_map_2d(problem.c, problem.m, problem.n, kWgmmaM, kBoxCols, kSwizzle);
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
   // The Hilbert order of the cluster tiles, as a table in device memory that the launch keeps alive.
   const int cluster_tiles_m = ceil_div(ceil_div(problem.m, kBlockM), kClusterM);
@@ -402,11 +416,22 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
 }
 
 // A tile size in the plan's cluster shape.
-template <int kBlockM, int kBlockN>
+template <int kBlockM, int kBlockN, bool kTransposed>
 GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan) {
-  if (plan.quad_clusters()) return prepare_tiling<Tiling<kBlockM, kBlockN, 2, 2>>(problem, plan.schedule);
-  return plan.cluster_along_n() ? prepare_tiling<Tiling<kBlockM, kBlockN, 1, 2>>(problem, plan.schedule)
-                                : prepare_tiling<Tiling<kBlockM, kBlockN, 2, 1>>(problem, plan.schedule);
+  if (plan.quad_clusters()) return prepare_tiling<Tiling<kBlockM, kBlockN, 2, 2, kTransposed>>(problem, plan.schedule);
+  return plan.cluster_along_n() ? prepare_tiling<Tiling<kBlockM, kBlockN, 1, 2, kTransposed>>(problem, plan.schedule)
+                                : prepare_tiling<Tiling<kBlockM, kBlockN, 2, 1, kTransposed>>(problem, plan.schedule);
+}
+
+// The plan's tile size, for C or for Cᵀ.
+template <bool kTransposed>
+GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
+  if (plan.block_m == 64)
+    return plan.block_n == 192 ? prepare_oriented<64, 192, kTransposed>(problem, plan)
+                               : prepare_oriented<64, 128, kTransposed>(problem, plan);
+  if (plan.block_n == 192) return prepare_oriented<128, 192, kTransposed>(problem, plan);
+  if (plan.block_n == 128) return prepare_oriented<128, 128, kTransposed>(problem, plan);
+  return prepare_oriented<128, 256, kTransposed>(problem, plan);
 }
 
 // The GPU's resident clusters of `cluster_size` CTAs: they do not depend on the tiling, every one keeps one CTA an SM
@@ -439,16 +464,15 @@ FewTilesMemory few_tiles_memory() {
 }
 
 // The plan (common/few_tiles.h) needs the resident clusters of two, where the rows are off the lines (where it may
-// take 2 × 2 clusters) of four, and the DRAM's rate and the L2's size.
+// take 2 × 2 clusters) of four, and the DRAM's rate and the L2's size. Where it plans for Cᵀ, the kernel computes
+// the N × M × K problem of B and A.
 GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
-  const FewTilesPlan plan = plan_few_tiles(problem.m, problem.n, problem.k, resident_clusters<2, 1>(), -1,
-                                           rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0,
-                                           few_tiles_memory());
-  if (plan.block_m == 64)
-    return plan.block_n == 192 ? prepare_oriented<64, 192>(problem, plan) : prepare_oriented<64, 128>(problem, plan);
-  if (plan.block_n == 192) return prepare_oriented<128, 192>(problem, plan);
-  if (plan.block_n == 128) return prepare_oriented<128, 128>(problem, plan);
-  return prepare_oriented<128, 256>(problem, plan);
+  const FewTilesPlan plan = plan_few_tiles_or_transposed(problem.m, problem.n, problem.k, resident_clusters<2, 1>(),
+                                                         rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0,
+                                                         few_tiles_memory());
+  if (plan.transposed)
+    return prepare_plan<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, plan);
+  return prepare_plan<false>(problem, plan);
 }
 
 }  // namespace gemm
@@ -456,19 +480,35 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
 // Each tiling and cluster shape: a 1 × 2 cluster multicasts A, a 2 × 1 cluster B, a 2 × 2 cluster both; all add
 // partial sums through the L2.
-// Only two consumer warpgroups move registers with setmaxnreg.
-// sass: sm_90a TilingILi128ELi256ELi2ELi1E UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi256ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi128ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi128ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi192ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi192ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi192ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi192ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi128ELi2ELi1E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi128ELi1ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi256ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi192ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi128ELi128ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi192ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi128ELi2ELi2E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// Only two consumer warpgroups move registers with setmaxnreg. A tile of Cᵀ (kTransposed) is staged with stmatrix
+// .trans.
+// sass: sm_90a TilingILi128ELi256ELi2ELi1ELb0E UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi256ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi128ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi128ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi192ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi192ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi128ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi128ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi256ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi192ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi128ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi128ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi256ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi256ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi256ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi192ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi192ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi192ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi128ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi128ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi128ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi128ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi128ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi128ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU

@@ -76,7 +76,10 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   } else {
     const FewTilesPlan& plan = estimate.few_tiles_plan;
     const StreamKSchedule& schedule = plan.schedule;
-    line << "15 few_tiles  " << plan.block_m << "x" << plan.block_n << " tiles, "
+    line << "15 few_tiles  ";
+    if (plan.transposed)  // common/few_tiles.h, plan_few_tiles_or_transposed: the tiles are of the N x M problem
+      line << "C transposed (" << shape.n << "x" << shape.m << "x" << shape.k << "): ";
+    line << plan.block_m << "x" << plan.block_n << " tiles, "
          << plan.cluster_m << "x" << plan.cluster_n << " clusters: " << plan.cluster_tiles << " cluster tiles";
     if (plan.cluster_tiles < plan.resident_clusters) {
       if (schedule.even_shares() > 0)

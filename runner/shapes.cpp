@@ -176,6 +176,16 @@ const std::vector<Shape>& shape_suite() {
       // blocks (N and K ragged) in 1 x 2 clusters (M under one tile) over 41.
       {256, 2040, 8000},
       {100, 1800, 8200},
+      // Kernel 15 computes these as Cᵀ = B·Aᵀ (ragged token counts; common/few_tiles.h, plan_few_tiles_or_transposed)
+      // and stores C transposed: 128 × 256 tiles in two whole rounds, the last tile row of Cᵀ (C's columns) ragged;
+      // 128 × 192 tiles in 4 equal shares (each share stores its slice element by element); 64 × 128 tiles in 2
+      // shares (an owner adds, one consumer warpgroup); 128 × 192 tiles split over every cluster (owners); 128 × 128
+      // tiles in 2 × 2 clusters in 5 shares, K ragged.
+      {488, 11400, 832},
+      {264, 2032, 8576},
+      {184, 1760, 2624},
+      {152, 8496, 8000},
+      {200, 1424, 7856},
       // Kernel 16 launches kernel 14 on these (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
       // last one's second CTA outside C, a partial k block (K a multiple of 16, as the rule wants it); 128 × 184
       // tiles on the first (77 columns, the last one ragged, 18.7 rounds), 128 × 176 on the second (66 columns, the

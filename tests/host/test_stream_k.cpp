@@ -747,5 +747,63 @@ TEST(FewTiles, ThePresetsKeepTheirPlans) {
   EXPECT_EQ(shapes.size(), 2u + 8 * 7);
 }
 
+// Cᵀ = B·Aᵀ for ragged token counts (plan_few_tiles_or_transposed). Where it is taken, the plan is the swapped
+// problem's own plan, marked, and its cycles are at least 10 % fewer; the four shapes below are those section 26 of
+// docs/log/15_few_tiles.md measured 11-21 % faster transposed (the swapped problem timed on its own), and 568 × 5384 ×
+// 14128 is the one where the swap moves the ragged side across the tiles' width: 5 tile rows of 128 (640 rows for
+// 568) become 3 columns of 192 (576).
+TEST(FewTiles, TransposedWhereTheModelPutsItTenPerCentAhead) {
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  const int measured[][3] = {{176, 3120, 23144}, {568, 5384, 14128}, {184, 20368, 18280}, {536, 1160, 13016}};
+  for (const auto& [m, n, k] : measured) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(m, n, k, 66, 30, h200);
+    const FewTilesPlan swapped = plan_few_tiles(n, m, k, 66, -1, 30, h200);
+    const FewTilesPlan as_given = plan_few_tiles(m, n, k, 66, -1, 30, h200);
+    EXPECT_TRUE(plan.transposed);
+    EXPECT_FALSE(swapped.transposed);
+    EXPECT_EQ(plan.block_m, swapped.block_m);
+    EXPECT_EQ(plan.block_n, swapped.block_n);
+    EXPECT_EQ(plan.cluster_tiles, swapped.cluster_tiles);
+    EXPECT_DOUBLE_EQ(plan.cycles, swapped.cycles);
+    EXPECT_LE(kTransposedMargin * plan.cycles, as_given.cycles);
+  }
+  const FewTilesPlan ragged = plan_few_tiles_or_transposed(568, 5384, 14128, 66, 30, h200);
+  EXPECT_EQ(ragged.block_n, 192);
+  EXPECT_EQ((568 + ragged.block_n - 1) / ragged.block_n, 3);
+  EXPECT_EQ(ragged.cluster_tiles, 66);  // 5384 rows of Cᵀ in 43 tiles of 128, 22 cluster rows, times 3 columns
+}
+
+// Not transposed: token counts that are multiples of 128 (128 × 4096 × 14336 and 128 × 8192 × 8192: the model puts Cᵀ
+// 18 and 12 % ahead, and it measured 1.00-1.02 of the time), one past the range measured (4384 × 1232 × 1256) and a
+// ragged one the model puts level (520 × 3720 × 9360).
+TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  const int shapes[][3] = {{128, 4096, 14336}, {128, 8192, 8192}, {4384, 1232, 1256}, {520, 3720, 9360}};
+  for (const auto& [m, n, k] : shapes) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(m, n, k, 66, 30, h200);
+    const FewTilesPlan as_given = plan_few_tiles(m, n, k, 66, -1, 30, h200);
+    EXPECT_FALSE(plan.transposed);
+    EXPECT_EQ(plan.block_m, as_given.block_m);
+    EXPECT_EQ(plan.block_n, as_given.block_n);
+    EXPECT_DOUBLE_EQ(plan.cycles, as_given.cycles);
+  }
+  // The first three would be taken on the model alone: only the candidates' rule keeps them as given.
+  for (int index = 0; index < 3; ++index) {
+    const auto& [m, n, k] = shapes[index];
+    SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
+    EXPECT_FALSE(transposed_candidate(m));
+    EXPECT_LE(kTransposedMargin * plan_few_tiles(n, m, k, 66, -1, 30, h200).cycles,
+              plan_few_tiles(m, n, k, 66, -1, 30, h200).cycles);
+  }
+  EXPECT_TRUE(transposed_candidate(520));
+  EXPECT_FALSE(transposed_candidate(48));
+  EXPECT_TRUE(transposed_candidate(129));
+  EXPECT_TRUE(transposed_candidate(1151));
+  EXPECT_FALSE(transposed_candidate(1152));
+  EXPECT_FALSE(transposed_candidate(640));
+}
+
 }  // namespace
 }  // namespace gemm
