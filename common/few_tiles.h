@@ -353,7 +353,9 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
 // the geometric mean over 14 fresh ones with M from 136 to 1080. The candidates are the ragged token counts of that
 // range, 129 to kTransposedMaxM - 1: at multiples of 128 no row is wasted, and on three presets of 128 tokens that the
 // model put 4-18 % ahead transposed it measured 0.96-1.02 of the time; the one shape measured below 128 tokens (48)
-// took 1.08-1.11; above the range nothing was measured.
+// took 1.08-1.11; above the range nothing was measured. Nor is a Cᵀ plan taken that splits its few tiles over every
+// cluster: such splits wait on the DRAM (above), which the model weighs only on the sectors, and the one measured
+// (544 × 3016 × 27448, K % 16 = 8) took 1.09-1.10 of the time of the even split it replaced (section 27).
 constexpr double kTransposedMargin = 1.10;
 constexpr int kTransposedMaxM = 1152;
 __host__ __device__ constexpr bool transposed_candidate(int m) {
@@ -361,14 +363,17 @@ __host__ __device__ constexpr bool transposed_candidate(int m) {
 }
 
 // Kernel 15's plan for C or for Cᵀ: plan_few_tiles(m, n, k, ...), or, for a candidate M, plan_few_tiles(n, m, k, ...)
-// marked transposed where its cycles times kTransposedMargin are at most the first's.
+// marked transposed where its cycles times kTransposedMargin are at most the first's, unless it splits over every
+// cluster.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles_or_transposed(int m, int n, int k, int clusters,
                                                                         int quad_clusters = 0,
                                                                         FewTilesMemory memory = {}) {
   const FewTilesPlan plan = plan_few_tiles(m, n, k, clusters, -1, quad_clusters, memory);
   if (!transposed_candidate(m)) return plan;
   FewTilesPlan transposed = plan_few_tiles(n, m, k, clusters, -1, quad_clusters, memory);
-  if (kTransposedMargin * transposed.cycles > plan.cycles) return plan;
+  const bool split_over_every_cluster = transposed.cluster_tiles < transposed.resident_clusters &&
+                                        transposed.schedule.splits() && transposed.schedule.even_shares() == 0;
+  if (split_over_every_cluster || kTransposedMargin * transposed.cycles > plan.cycles) return plan;
   transposed.transposed = true;
   return transposed;
 }

@@ -179,12 +179,12 @@ const std::vector<Shape>& shape_suite() {
       // Kernel 15 computes these as Cᵀ = B·Aᵀ (ragged token counts; common/few_tiles.h, plan_few_tiles_or_transposed)
       // and stores C transposed: 128 × 256 tiles in two whole rounds, the last tile row of Cᵀ (C's columns) ragged;
       // 128 × 192 tiles in 4 equal shares (each share stores its slice element by element); 64 × 128 tiles in 2
-      // shares (an owner adds, one consumer warpgroup); 128 × 192 tiles split over every cluster (owners); 128 × 128
-      // tiles in 2 × 2 clusters in 5 shares, K ragged.
+      // shares (an owner adds, one consumer warpgroup); 128 × 256 tiles in 1 × 2 clusters, a round and a split last
+      // round (owners); 128 × 128 tiles in 2 × 2 clusters in 5 shares, K ragged.
       {488, 11400, 832},
       {264, 2032, 8576},
       {184, 1760, 2624},
-      {152, 8496, 8000},
+      {776, 4632, 3584},
       {200, 1424, 7856},
       // Kernel 16 launches kernel 14 on these (common/pingpong_choice.h; 132 SMs): 16 cluster rows, the
       // last one's second CTA outside C, a partial k block (K a multiple of 16, as the rule wants it); 128 × 184

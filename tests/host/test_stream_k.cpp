@@ -775,11 +775,13 @@ TEST(FewTiles, TransposedWhereTheModelPutsItTenPerCentAhead) {
 }
 
 // Not transposed: token counts that are multiples of 128 (128 × 4096 × 14336 and 128 × 8192 × 8192: the model puts Cᵀ
-// 18 and 12 % ahead, and it measured 1.00-1.02 of the time), one past the range measured (4384 × 1232 × 1256) and a
-// ragged one the model puts level (520 × 3720 × 9360).
+// 18 and 12 % ahead, and it measured 1.00-1.02 of the time), one past the range measured (4384 × 1232 × 1256), a
+// ragged one the model puts level (520 × 3720 × 9360), and one whose Cᵀ plan splits its 36 tiles of 128 × 192 over
+// all 66 clusters (544 × 3016 × 27448: 17 % ahead by the model, 1.09-1.10 of the time measured).
 TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
   const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
-  const int shapes[][3] = {{128, 4096, 14336}, {128, 8192, 8192}, {4384, 1232, 1256}, {520, 3720, 9360}};
+  const int shapes[][3] = {
+      {128, 4096, 14336}, {128, 8192, 8192}, {4384, 1232, 1256}, {520, 3720, 9360}, {544, 3016, 27448}};
   for (const auto& [m, n, k] : shapes) {
     SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
     const FewTilesPlan plan = plan_few_tiles_or_transposed(m, n, k, 66, 30, h200);
@@ -797,6 +799,13 @@ TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
     EXPECT_LE(kTransposedMargin * plan_few_tiles(n, m, k, 66, -1, 30, h200).cycles,
               plan_few_tiles(m, n, k, 66, -1, 30, h200).cycles);
   }
+  const FewTilesPlan split = plan_few_tiles(3016, 544, 27448, 66, -1, 30, h200);
+  EXPECT_TRUE(transposed_candidate(544));
+  EXPECT_EQ(split.cluster_tiles, 36);
+  EXPECT_EQ(split.schedule.workers, 66);
+  EXPECT_TRUE(split.schedule.splits());
+  EXPECT_EQ(split.schedule.even_shares(), 0);
+  EXPECT_LE(kTransposedMargin * split.cycles, plan_few_tiles(544, 3016, 27448, 66, -1, 30, h200).cycles);
   EXPECT_TRUE(transposed_candidate(520));
   EXPECT_FALSE(transposed_candidate(48));
   EXPECT_TRUE(transposed_candidate(129));
