@@ -35,12 +35,14 @@
 // the split tiles and the split's fixed cost: FewTilesPlan::schedule_cycles) puts the ping-pong kPingPongSplitMargin
 // ahead: the evenly spread model leaves the split's cost out, and that cost is largest where a few tiles are split over
 // many clusters (1024 × 4608 × 3584: 6 tiles over 66 clusters; kernel 15 measured 0.67 of cuBLAS there, kernel 14
-// 0.83). The wider margin because both models are a few per cent off either way. And all of it only where K is a
-// multiple of 16: else every row of A and B starts 16 bytes into a 32-byte sector, and kernel 14, which brings more
-// operand bytes per output than kernel 15, measured 2-14 % slower than 15 on 16 of 19 such shapes where the clauses
-// took it (docs/log/16_dispatch.md; the exceptions: two of few tiles, 0.4-1.5 % faster, and one of K = 1976, where 15
-// is slow for its short tiles). The constants come from profiles and measurements of a few shapes; the shapes the rule
-// was checked on after it was written down are in docs/log/16_dispatch.md and docs/log/15_few_tiles.md.
+// 0.83). The wider margin because both models are a few per cent off either way. And where the token count is ragged
+// and kernel 14's own plan computes Cᵀ (plan_pingpong), wherever that is kPingPongTransposedMargin ahead of kernel 15's
+// plan. And all of it only where K is a multiple of 16: else every row of A and B starts 16 bytes into a 32-byte
+// sector, and kernel 14, which brings more operand bytes per output than kernel 15, measured 2-14 % slower than 15 on
+// 16 of 19 such shapes where the clauses took it (docs/log/16_dispatch.md; the exceptions: two of few tiles, 0.4-1.5 %
+// faster, and one of K = 1976, where 15 is slow for its short tiles). The constants come from profiles and
+// measurements of a few shapes; the shapes the rule was checked on after it was written down are in
+// docs/log/16_dispatch.md and docs/log/15_few_tiles.md.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -86,16 +88,85 @@ __host__ __device__ constexpr double pingpong_width_factor(int index) {
   return kFactors[index];
 }
 
+// Kernel 14's tile width on an m × n problem: of the four, the one whose whole rounds of cluster tiles (two CTAs along
+// M) need the fewest cycles, each width's k block weighed by its factor (the narrower on a tie); and of the rule's two
+// (176, 184) the better (176 on a tie). Cycles here are the rounds' alone: rounds × k blocks × 4w × the width's
+// factor × kPingPongOverhead.
+struct PingPongWidths {
+  int width = 0;           // the width it launches
+  int cluster_tiles = 0;   // its cluster tiles with that width
+  int rounds = 0;          // rounds of them on the clusters
+  double cycles = 0;       // per SM
+  int rule_width = 0;      // the better of 176 and 184
+  int rule_rounds = 0;
+  double rule_cycles = 0;
+};
+
+__host__ __device__ constexpr PingPongWidths pingpong_widths(int m, int n, int k, int clusters) {
+  const auto div_up = [](long long a, long long b) { return (a + b - 1) / b; };
+  const long long k_blocks = div_up(k, 64);
+  PingPongWidths widths;
+  for (int index = 0; index < kPingPongWidthCount; ++index) {
+    const int width = pingpong_width(index);
+    const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, width);
+    const long long rounds = div_up(cluster_tiles, clusters);
+    const double cycles =
+        static_cast<double>(rounds * k_blocks * 4 * width) * pingpong_width_factor(index) * kPingPongOverhead;
+    if (widths.width == 0 || cycles < widths.cycles) {  // the narrower on a tie
+      widths.width = width;
+      widths.cluster_tiles = static_cast<int>(cluster_tiles);
+      widths.rounds = static_cast<int>(rounds);
+      widths.cycles = cycles;
+    }
+    if (pingpong_rule_width(index) && (widths.rule_width == 0 || cycles < widths.rule_cycles)) {  // 176 on a tie
+      widths.rule_width = width;
+      widths.rule_rounds = static_cast<int>(rounds);
+      widths.rule_cycles = cycles;
+    }
+  }
+  return widths;
+}
+
+// Kernel 14's own plan: its width, and C or Cᵀ. Where the token count M is ragged (transposed_candidate, as in kernel
+// 15's plan: common/few_tiles.h), the N × M × K problem (Cᵀ = B·Aᵀ) puts M across the tiles' width, where the four
+// widths cover it with less waste than 128-row tiles do (700 tokens in four tiles of 176, where 128-row tiles compute
+// 768 rows in clusters of two). Taken where its rounds need kTransposedMargin fewer cycles, the margin of kernel 15's
+// plan: on 42 layer shapes at ragged token counts (docs/log/15_few_tiles.md, section 28), run as problems of their own,
+// the 11 that the model put that far ahead measured 0.56-0.92 of their time as given; built, kernel 14 took 0.72-0.73
+// of its time over 32 fresh shapes where the plan changed, none 3 % slower. The rounds' cycles alone decide, so that
+// the plan is the kernel's own whatever kernel 15's plan and the GPU's memory are: kernel 16 weighs what kernel 14
+// will launch.
+struct PingPongPlan {
+  PingPongWidths widths;   // of the problem it computes: m × n, or n × m where transposed
+  bool transposed = false;
+};
+
+__host__ __device__ constexpr PingPongPlan plan_pingpong(int m, int n, int k, int clusters) {
+  const PingPongWidths given = pingpong_widths(m, n, k, clusters);
+  if (transposed_candidate(m)) {
+    const PingPongWidths swapped = pingpong_widths(n, m, k, clusters);
+    if (kTransposedMargin * swapped.cycles <= given.cycles) return {swapped, true};
+  }
+  return {given, false};
+}
+
+// Kernel 16 launches kernel 14's Cᵀ (where kernel 14's own plan is transposed) wherever the model puts it
+// kPingPongTransposedMargin ahead of what its other clauses pick. The margin was read off the 42 shapes of section 28
+// (the five it launches there measured 0.78-0.92 of kernel 16's time), then checked on 16 fresh shapes where it changes
+// kernel 16's launch: 0.85-0.86 of the time in the geometric mean, none 3 % slower in both runs.
+constexpr double kPingPongTransposedMargin = 1.075;
+
 struct PingPongEstimate {
   double cooperative_cycles = 0;  // per SM: kernel 15's, by its plan (kernel 13's where the tiles are many)
   bool few_tiles = false;         // kernel 15 takes narrow tiles, or has fewer 128 × 256 cluster tiles than clusters
   bool split_last_round = false;  // many tiles, and kernel 15 splits its last round along K
   FewTilesPlan few_tiles_plan;    // kernel 15's plan: tile size, clusters, schedule
-  double pingpong_cycles = 0;     // per SM, with the width it launches
-  int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M) with that width
+  double pingpong_cycles = 0;     // per SM, as kernel 14 launches: its plan's width and orientation
+  int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M of the problem it computes) with that width
   int pingpong_rounds = 0;        // rounds of cluster tiles the ping-pong kernel needs with it
   int pingpong_width = 0;         // the width it launches: of the four the one with the fewest cycles
-  int rule_width = 0;             // the better of the rule's widths (176, 184): what the rule weighs kernel 14 at
+  bool pingpong_transposed = false;  // kernel 14's plan computes Cᵀ (N × M × K)
+  int rule_width = 0;             // the better of the rule's widths (176, 184) on C: what the rule weighs kernel 14 at
   double rule_cycles = 0;         // per SM, with that width
   int rule_rounds = 0;            // its rounds with that width
   bool k_aligned = false;         // rows_on_sectors(k): the only shapes where the rule may take kernel 14
@@ -110,34 +181,26 @@ struct PingPongEstimate {
 __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, int k, int clusters,
                                                                  int quad_clusters = 0,
                                                                  FewTilesMemory memory = {}) {
-  const auto div_up = [](long long a, long long b) { return (a + b - 1) / b; };
   PingPongEstimate estimate;
-  const long long k_blocks = div_up(k, 64);
   estimate.few_tiles_plan = plan_few_tiles_or_transposed(m, n, k, clusters, quad_clusters, memory);
   const FewTilesPlan& plan = estimate.few_tiles_plan;
   estimate.few_tiles = plan.narrow() || plan.cluster_tiles < plan.resident_clusters;
   estimate.cooperative_cycles =
       plan.cycles + (estimate.few_tiles && !plan.schedule.splits() ? kFewTilesWholeCycles : 0);
-  for (int index = 0; index < kPingPongWidthCount; ++index) {
-    const int width = pingpong_width(index);
-    const long long cluster_tiles = div_up(div_up(m, 128), 2) * div_up(n, width);
-    const long long rounds = div_up(cluster_tiles, clusters);
-    const double cycles =
-        static_cast<double>(rounds * k_blocks * 4 * width) * pingpong_width_factor(index) * kPingPongOverhead *
-            plan.pair_slowdown +
-        (estimate.few_tiles ? kPingPongFewTilesCycles : 0);
-    if (estimate.pingpong_width == 0 || cycles < estimate.pingpong_cycles) {  // the narrower on a tie
-      estimate.pingpong_width = width;
-      estimate.pingpong_cluster_tiles = static_cast<int>(cluster_tiles);
-      estimate.pingpong_rounds = static_cast<int>(rounds);
-      estimate.pingpong_cycles = cycles;
-    }
-    if (pingpong_rule_width(index) && (estimate.rule_width == 0 || cycles < estimate.rule_cycles)) {  // 176 on a tie
-      estimate.rule_width = width;
-      estimate.rule_rounds = static_cast<int>(rounds);
-      estimate.rule_cycles = cycles;
-    }
-  }
+  // Kernel 14's cycles as this model weighs them: its rounds in pairs, and with few tiles what a short launch costs.
+  const auto weighed = [&](double rounds_cycles) {
+    return rounds_cycles * plan.pair_slowdown + (estimate.few_tiles ? kPingPongFewTilesCycles : 0);
+  };
+  const PingPongPlan pingpong_plan = plan_pingpong(m, n, k, clusters);
+  estimate.pingpong_width = pingpong_plan.widths.width;
+  estimate.pingpong_cluster_tiles = pingpong_plan.widths.cluster_tiles;
+  estimate.pingpong_rounds = pingpong_plan.widths.rounds;
+  estimate.pingpong_cycles = weighed(pingpong_plan.widths.cycles);
+  estimate.pingpong_transposed = pingpong_plan.transposed;
+  const PingPongWidths given = pingpong_plan.transposed ? pingpong_widths(m, n, k, clusters) : pingpong_plan.widths;
+  estimate.rule_width = given.rule_width;
+  estimate.rule_rounds = given.rule_rounds;
+  estimate.rule_cycles = weighed(given.rule_cycles);
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
   estimate.k_aligned = rows_on_sectors(k);
   estimate.pingpong =
@@ -145,7 +208,9 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
       ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.rule_cycles) ||
        (!estimate.few_tiles && estimate.rule_rounds >= kPingPongMinRounds &&
         estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.rule_cycles) ||
-       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.rule_cycles));
+       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.rule_cycles) ||
+       (estimate.pingpong_transposed &&
+        estimate.cooperative_cycles >= kPingPongTransposedMargin * estimate.pingpong_cycles));
   return estimate;
 }
 

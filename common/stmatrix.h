@@ -1,5 +1,5 @@
 // stmatrix: the store counterpart of ldmatrix (PTX ISA: "stmatrix"). Introduced by kernel 08; kernel 14 adds the
-// x2 and x1 forms, kernel 15 the transposed x4.
+// x2 and x1 forms and the transposed x2, kernel 15 the transposed x4.
 //
 // stmatrix.x4 writes four 8 × 8 matrices of 16-bit elements. Every lane holds one 32-bit register per matrix
 // with two neighbouring elements: register j of lane l is row l / 4, columns 2(l % 4) and 2(l % 4) + 1 of
@@ -41,6 +41,14 @@ __device__ __forceinline__ void stmatrix_x2(uint32_t smem_row_address, uint32_t 
 // last 8 columns of a 56-column box with it (its 128 × 184 tile). SASS: STSM.16.M88 (no .2 or .4).
 __device__ __forceinline__ void stmatrix_x1(uint32_t smem_row_address, uint32_t r0) {
   asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};\n" ::"r"(smem_row_address), "r"(r0) : "memory");
+}
+
+// The same two matrices stored transposed (.trans, as stmatrix_x4_trans): kernel 14 stages the odd last 8 columns of a
+// tile of Cᵀ with it (its 128 × 184 tile). SASS: STSM.16.MT88.2.
+__device__ __forceinline__ void stmatrix_x2_trans(uint32_t smem_row_address, uint32_t r0, uint32_t r1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(smem_row_address), "r"(r0),
+               "r"(r1)
+               : "memory");
 }
 
 // Two fp32 as one bf16x2 register: `low` in bits 0-15 (the lower column), `high` in bits 16-31.

@@ -19,6 +19,13 @@
 // through two 1 KB slots of its own, store_warp_box below) and meets no other warp: staged by the
 // whole warpgroup between barriers, as in kernel 13, C's writes cost this kernel twice as much.
 //
+// Where the token count M is ragged (129-1151 tokens, not a multiple of 128), 128-row tiles leave the last tile row
+// mostly empty (700 tokens compute 768 rows in clusters of two). There, as kernel 15 does (its item 4), this kernel
+// may compute Cᵀ = B·Aᵀ, the N × M × K problem with A and B swapped, where M lies across the tiles' width and one of
+// its four widths covers it with less waste (700 in four tiles of 176): its plan takes Cᵀ where its rounds need 10 %
+// fewer cycles (common/pingpong_choice.h, plan_pingpong), and each consumer warpgroup then stores a half of its tile
+// into C transposed (store_half_transposed).
+//
 // What it keeps of kernels 10-13, and what it leaves: odd rounds walk K downwards; each round's tiles are dealt GPC
 // by GPC, each GPC's clusters on one row of the round, and the producers of one GPC meet at every round (a round
 // barrier per GPC); the tiles are in kernels 07-08's grouped order (bands of 8 cluster rows), which the GPC deal
@@ -139,6 +146,41 @@ __device__ __forceinline__ void store_warp_box(const float (&acc)[kAccumulators]
   }
 }
 
+// Where the kernel computes Cᵀ (kTransposed), one 64-row half of a tile goes into C transposed, staged by the whole
+// consumer warpgroup as kernel 15 stages its tiles of Cᵀ (common/wgmma_epilogue.h): each 64 of the tile's columns,
+// written with stmatrix .trans into the warpgroup's 64 × 64 box, are 64 rows of C, each row the half's 64 rows (128
+// bytes); the last kTileN - 128 columns go out in a box of that many rows (map_c_last). Boxes each warp staged alone,
+// as C's are, would hold 8 rows of the half: 16 bytes of each row of C, eight times the TMA's write requests. Built
+// that way first, kernel 14 measured 4-13 % slower transposed than as given on five shapes of short K where its model
+// put Cᵀ 15-33 % ahead (docs/log/15_few_tiles.md, section 28; that the requests were the cause is an inference).
+// `row`, `col`: the half's place in Cᵀ.
+template <int kTileN, int kAccumulators>
+__device__ __forceinline__ void store_half_transposed(const float (&acc)[kAccumulators], bf16 (&box)[1][64 * 64],
+                                                      const CUtensorMap* map_c, const CUtensorMap* map_c_last, int row,
+                                                      int col, bool store_leader, uint32_t barrier) {
+  constexpr int kLastChunks = PingPongTile<kTileN>::kLastBoxCols / 8;  // 2, 4, 6 or 7
+  store_staged_round<0, true>(map_c, box, row, col, store_leader, barrier,
+                              [&] { stage_accumulators_m64<true>(acc, box, 0); });
+  store_staged_round<0, true>(map_c, box, row, col + kBoxCols, store_leader, barrier,
+                              [&] { stage_accumulators_m64<true>(acc, box, 8); });
+  store_staged_round<0, true>(map_c_last, box, row, col + 2 * kBoxCols, store_leader, barrier, [&] {
+    const uint32_t place = stmatrix_lane_place<true>();
+    const auto packed = [&](int chunk, int group) {  // rows 8 · group .. + 7 of the warp's 16, of the chunk's columns
+      return pack_bf16x2(acc[4 * chunk + 2 * group], acc[4 * chunk + 2 * group + 1]);
+    };
+#pragma unroll
+    for (int pair = 0; pair < kLastChunks / 2; ++pair) {
+      const int chunk = 16 + 2 * pair;
+      stmatrix_stage_pair<true>(box, place, pair, packed(chunk, 0), packed(chunk, 1), packed(chunk + 1, 0),
+                                packed(chunk + 1, 1));
+    }
+    if constexpr (kLastChunks % 2 == 1) {  // the odd last chunk: lanes 0-15 address its two 8 × 8 matrices
+      constexpr int kChunk = kLastChunks - 1;
+      stmatrix_x2_trans(smem_address(box[0]) + kChunk * 1024 + place, packed(16 + kChunk, 0), packed(16 + kChunk, 1));
+    }
+  });
+}
+
 // One k16 step of a 64-row half: the wgmma of the tile's width.
 template <int kTileN>
 __device__ __forceinline__ void wgmma_pingpong(float (&d)[kTileN / 2], uint64_t descriptor_a, uint64_t descriptor_b,
@@ -158,7 +200,8 @@ template <int kTileN>
 struct PingPongSharedStorage {
   alignas(1024) bf16 a[kPingPongStages][kBlockM * kBlockK];
   alignas(1024) bf16 b[kPingPongStages][kTileN * kBlockK];
-  alignas(1024) bf16 c[kConsumers][kWarpsPerWarpgroup][kCSlotsPerWarp][8 * kBoxCols];  // 8 × 64 boxes, 1 KB
+  // A consumer warpgroup's staging of C: each warp's two 1 KB slots of 8 × 64 boxes (for Cᵀ: one 64 × 64 box).
+  alignas(1024) bf16 c[kConsumers][kWarpsPerWarpgroup][kCSlotsPerWarp][8 * kBoxCols];
   uint64_t full[kPingPongStages];
   uint64_t empty[kPingPongStages];
 };
@@ -173,7 +216,8 @@ __host__ __device__ GroupedTileOrder pingpong_order(const GemmProblem& problem) 
   return {ceil_div(ceil_div(problem.m, kBlockM), kClusterM), ceil_div(problem.n, kTileN), kPingPongGroupRows};
 }
 
-template <int kTileN>
+// kTransposed: `problem` is Cᵀ's, N × M × K with A and B swapped (plan_pingpong), and C is stored transposed.
+template <int kTileN, bool kTransposed>
 __global__ void __launch_bounds__(kThreads, 1)
     pingpong_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b_first_slice,
                     const __grid_constant__ CUtensorMap map_b_second_slice, const __grid_constant__ CUtensorMap map_c,
@@ -289,24 +333,35 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_fence_operands(top);
       wgmma_fence_operands(bottom);
       // C, while the other warpgroup multiplies: each warp its own 16 rows of each half, as 8-row boxes of 64, 64
-      // and 48 or 56 columns.
+      // and 48 or 56 columns; or, for Cᵀ, each half by the whole warpgroup.
       const TileCoord cluster_tile = order.at(position);
-      const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + warp * 16;
-      const int col = cluster_tile.n * kTileN;
-      constexpr int kLast = Tile::kLastBoxCols;
-      bf16(&slots)[kCSlotsPerWarp][8 * kBoxCols] = smem.c[consumer][warp];
-      store_warp_box<0, 0, kBoxCols>(top, slots[0], &map_c, col, row);
-      store_warp_box<0, 8, kBoxCols>(top, slots[1], &map_c, col + kBoxCols, row);
-      store_warp_box<0, 16, kLast>(top, slots[0], &map_c_last, col + 2 * kBoxCols, row);
-      store_warp_box<1, 0, kBoxCols>(top, slots[1], &map_c, col, row + 8);
-      store_warp_box<1, 8, kBoxCols>(top, slots[0], &map_c, col + kBoxCols, row + 8);
-      store_warp_box<1, 16, kLast>(top, slots[1], &map_c_last, col + 2 * kBoxCols, row + 8);
-      store_warp_box<0, 0, kBoxCols>(bottom, slots[0], &map_c, col, row + kWgmmaM);
-      store_warp_box<0, 8, kBoxCols>(bottom, slots[1], &map_c, col + kBoxCols, row + kWgmmaM);
-      store_warp_box<0, 16, kLast>(bottom, slots[0], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM);
-      store_warp_box<1, 0, kBoxCols>(bottom, slots[1], &map_c, col, row + kWgmmaM + 8);
-      store_warp_box<1, 8, kBoxCols>(bottom, slots[0], &map_c, col + kBoxCols, row + kWgmmaM + 8);
-      store_warp_box<1, 16, kLast>(bottom, slots[1], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM + 8);
+      if constexpr (kTransposed) {
+        const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
+        const int col = cluster_tile.n * kTileN;
+        const bool store_leader = threadIdx.x % kWarpgroupThreads == 0;
+        const uint32_t staging = 3 + consumer;  // the warpgroup's named barrier for its box (1 and 2 pass the turn)
+        static_assert(sizeof(smem.c[consumer]) == 64 * 64 * sizeof(bf16), "the warps' slots make one 64 × 64 box");
+        bf16(&box)[1][64 * 64] = *reinterpret_cast<bf16(*)[1][64 * 64]>(&smem.c[consumer]);
+        store_half_transposed<kTileN>(top, box, &map_c, &map_c_last, row, col, store_leader, staging);
+        store_half_transposed<kTileN>(bottom, box, &map_c, &map_c_last, row + kWgmmaM, col, store_leader, staging);
+      } else {
+        const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM + warp * 16;
+        const int col = cluster_tile.n * kTileN;
+        constexpr int kLast = Tile::kLastBoxCols;
+        bf16(&slots)[kCSlotsPerWarp][8 * kBoxCols] = smem.c[consumer][warp];
+        store_warp_box<0, 0, kBoxCols>(top, slots[0], &map_c, col, row);
+        store_warp_box<0, 8, kBoxCols>(top, slots[1], &map_c, col + kBoxCols, row);
+        store_warp_box<0, 16, kLast>(top, slots[0], &map_c_last, col + 2 * kBoxCols, row);
+        store_warp_box<1, 0, kBoxCols>(top, slots[1], &map_c, col, row + 8);
+        store_warp_box<1, 8, kBoxCols>(top, slots[0], &map_c, col + kBoxCols, row + 8);
+        store_warp_box<1, 16, kLast>(top, slots[1], &map_c_last, col + 2 * kBoxCols, row + 8);
+        store_warp_box<0, 0, kBoxCols>(bottom, slots[0], &map_c, col, row + kWgmmaM);
+        store_warp_box<0, 8, kBoxCols>(bottom, slots[1], &map_c, col + kBoxCols, row + kWgmmaM);
+        store_warp_box<0, 16, kLast>(bottom, slots[0], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM);
+        store_warp_box<1, 0, kBoxCols>(bottom, slots[1], &map_c, col, row + kWgmmaM + 8);
+        store_warp_box<1, 8, kBoxCols>(bottom, slots[0], &map_c, col + kBoxCols, row + kWgmmaM + 8);
+        store_warp_box<1, 16, kLast>(bottom, slots[1], &map_c_last, col + 2 * kBoxCols, row + kWgmmaM + 8);
+      }
     }
     if (threadIdx.x % 32 == 0) tma_store_wait<0>();  // the slots must outlive the last stores' reads
   }
@@ -314,8 +369,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// The launch for one tile width: one cluster per SM pair, as many as fit.
-template <int kTileN>
+// The launch for one tile width: one cluster per SM pair, as many as fit. With kTransposed `problem` is Cᵀ's, N × M × K
+// with A and B swapped, and C's tensor maps are C's own (M rows of N), in boxes of 64 rows (the tile's columns) and the
+// last box's rows, each of 64 columns (a half's rows).
+template <int kTileN, bool kTransposed>
 GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters) {
   using Tile = PingPongTile<kTileN>;
   const CUtensorMap map_a =
@@ -325,10 +382,14 @@ GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters) {
   const CUtensorMap map_b_second_slice = make_tensor_map_2d(problem.b, problem.n, problem.k, Tile::kSecondSliceRowsB,
                                                             kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_c =
-      make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+      kTransposed
+          ? make_tensor_map_2d(problem.c, problem.n, problem.m, kBoxCols, kWgmmaM, CU_TENSOR_MAP_SWIZZLE_128B)
+          : make_tensor_map_2d(problem.c, problem.m, problem.n, 8, kBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap map_c_last =
-      make_tensor_map_2d(problem.c, problem.m, problem.n, 8, Tile::kLastBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
-  constexpr auto kernel = pingpong_kernel<kTileN>;
+      kTransposed
+          ? make_tensor_map_2d(problem.c, problem.n, problem.m, Tile::kLastBoxCols, kWgmmaM, CU_TENSOR_MAP_SWIZZLE_128B)
+          : make_tensor_map_2d(problem.c, problem.m, problem.n, 8, Tile::kLastBoxCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  constexpr auto kernel = pingpong_kernel<kTileN, kTransposed>;
   constexpr int shared_bytes = kPingPongSharedBytes<kTileN>;
   const int grid = clusters * kClusterSize;
   // Each round's tiles handed out GPC by GPC, each GPC's clusters on one row, from probes of where this launch's
@@ -362,22 +423,28 @@ GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters) {
   return {enqueue, reinterpret_cast<const void*>(kernel)};
 }
 
-// The kernel is instantiated once for each width common/pingpong_choice.h lists: pingpong_width(0), (1), ...
+// The kernel is instantiated once for each width common/pingpong_choice.h lists, pingpong_width(0), (1), ..., for C
+// and for Cᵀ.
 template <int... kIndex>
 void allow_shared_bytes(std::integer_sequence<int, kIndex...>) {
-  (CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<pingpong_width(kIndex)>,
+  (CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<pingpong_width(kIndex), false>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   kPingPongSharedBytes<pingpong_width(kIndex)>)),
+   ...);
+  (CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<pingpong_width(kIndex), true>,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    kPingPongSharedBytes<pingpong_width(kIndex)>)),
    ...);
 }
 
-template <int kIndex = 0>
+template <bool kTransposed, int kIndex = 0>
 GemmLaunch prepare_listed_width(const GemmProblem& problem, int clusters, int width) {
   if constexpr (kIndex == kPingPongWidthCount) {
     throw std::logic_error("the ping-pong kernel has no instance of width " + std::to_string(width));
   } else {
-    if (width == pingpong_width(kIndex)) return prepare_pingpong_width<pingpong_width(kIndex)>(problem, clusters);
-    return prepare_listed_width<kIndex + 1>(problem, clusters, width);
+    if (width == pingpong_width(kIndex))
+      return prepare_pingpong_width<pingpong_width(kIndex), kTransposed>(problem, clusters);
+    return prepare_listed_width<kTransposed, kIndex + 1>(problem, clusters, width);
   }
 }
 
@@ -389,21 +456,31 @@ GemmLaunch prepare_listed_width(const GemmProblem& problem, int clusters, int wi
 int pingpong_resident_clusters() {
   allow_shared_bytes(std::make_integer_sequence<int, kPingPongWidthCount>{});
   constexpr int kWidest = pingpong_width(kPingPongWidthCount - 1);
-  return persistent_cluster_count(pingpong_kernel<kWidest>, kThreads, kPingPongSharedBytes<kWidest>, kClusterSize,
-                                  std::numeric_limits<int>::max());
+  return persistent_cluster_count(pingpong_kernel<kWidest, false>, kThreads, kPingPongSharedBytes<kWidest>,
+                                  kClusterSize, std::numeric_limits<int>::max());
 }
 
 GemmLaunch prepare_pingpong(const GemmProblem& problem) {
-  // The tile width whose whole rounds need the fewest modelled cycles (common/pingpong_choice.h).
+  // The tile width whose whole rounds need the fewest modelled cycles, for C or, where the token count is ragged and
+  // that needs kTransposedMargin fewer, for Cᵀ: the N × M × K problem of B and A (common/pingpong_choice.h).
   const int clusters = pingpong_resident_clusters();
-  const int width = estimate_pingpong(problem.m, problem.n, problem.k, clusters).pingpong_width;
-  return prepare_listed_width(problem, clusters, width);
+  const PingPongPlan plan = plan_pingpong(problem.m, problem.n, problem.k, clusters);
+  if (plan.transposed)
+    return prepare_listed_width<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, clusters,
+                                      plan.widths.width);
+  return prepare_listed_width<false>(problem, clusters, plan.widths.width);
 }
 
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
-// sass: sm_90a pingpong_kernelILi144E HGMMA\.64x144x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
-// sass: sm_90a pingpong_kernelILi160E HGMMA\.64x160x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
-// sass: sm_90a pingpong_kernelILi176E HGMMA\.64x176x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
-// sass: sm_90a pingpong_kernelILi184E HGMMA\.64x184x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 STSM\.16\.M88\s BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a pingpong_kernelILi144ELb0E HGMMA\.64x144x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a pingpong_kernelILi160ELb0E HGMMA\.64x160x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a pingpong_kernelILi176ELb0E HGMMA\.64x176x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// sass: sm_90a pingpong_kernelILi184ELb0E HGMMA\.64x184x16\.F32\.BF16 UTMALDG\.2D\.MULTICAST UTMALDG\.2D\s UTMASTG\.2D STSM\.16\.M88\.4 STSM\.16\.M88\.2 STSM\.16\.M88\s BAR\.ARV USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
+// Where it computes Cᵀ (kTransposed), each consumer warpgroup stages a half's boxes of C with stmatrix .trans (and an
+// x2 for the odd last 8 columns of 184).
+// sass: sm_90a pingpong_kernelILi144ELb1E HGMMA\.64x144x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.MT88\.4 UTMALDG\.2D\.MULTICAST BAR\.SYNC
+// sass: sm_90a pingpong_kernelILi160ELb1E HGMMA\.64x160x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.MT88\.4 UTMALDG\.2D\.MULTICAST BAR\.SYNC
+// sass: sm_90a pingpong_kernelILi176ELb1E HGMMA\.64x176x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.MT88\.4 UTMALDG\.2D\.MULTICAST BAR\.SYNC
+// sass: sm_90a pingpong_kernelILi184ELb1E HGMMA\.64x184x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.MT88\.4 STSM\.16\.MT88\.2 UTMALDG\.2D\.MULTICAST BAR\.SYNC

@@ -71,7 +71,10 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   const PingPongEstimate estimate =
       estimate_pingpong(shape.m, shape.n, shape.k, clusters, quad_clusters, memory);
   if (estimate.pingpong) {
-    line << "14 pingpong   128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << estimate.pingpong_cluster_tiles
+    line << "14 pingpong   ";
+    if (estimate.pingpong_transposed)  // common/pingpong_choice.h, plan_pingpong: the tiles are of the N x M problem
+      line << "C transposed (" << shape.n << "x" << shape.m << "x" << shape.k << "): ";
+    line << "128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << estimate.pingpong_cluster_tiles
          << " cluster tiles in " << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
   } else {
     const FewTilesPlan& plan = estimate.few_tiles_plan;
@@ -104,19 +107,25 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles);
   if (estimate.split_last_round) line << ", by its split schedule " << thousands(estimate.few_tiles_plan.schedule_cycles);
   line << ", 14 " << thousands(estimate.rule_cycles);
-  if (estimate.pingpong_width != estimate.rule_width)  // the rule weighs 176 or 184; the kernel launches another width
+  if (estimate.pingpong_transposed)  // kernel 14 computes Cᵀ; the rule weighs its C as given too
+    line << " (" << thousands(estimate.pingpong_cycles) << " with C transposed at 128x" << estimate.pingpong_width
+         << ")";
+  else if (estimate.pingpong_width != estimate.rule_width)  // the rule weighs 176 or 184; it launches another width
     line << " (" << thousands(estimate.pingpong_cycles) << " at 128x" << estimate.pingpong_width << ")";
   line << "; ";
   const std::string rounds_rule =
       "14 if " + std::to_string(kPingPongMinRounds) + "+ rounds and " + percent(kPingPongRoundsMargin - 1) + " ahead";
   if (!estimate.k_aligned)
-    line << "14 only where K is a multiple of " << kSectorAlignedK << ")";
+    line << "14 only where K is a multiple of " << kSectorAlignedK;
   else if (estimate.few_tiles)
-    line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead)";
+    line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead";
   else if (estimate.split_last_round)
-    line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule)";
+    line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule";
   else
-    line << rounds_rule << ")";
+    line << rounds_rule;
+  if (estimate.k_aligned && estimate.pingpong_transposed)
+    line << "; 14 with C transposed if " << percent(kPingPongTransposedMargin - 1) << " ahead";
+  line << ")";
   return line.str();
 }
 

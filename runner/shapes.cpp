@@ -195,6 +195,15 @@ const std::vector<Shape>& shape_suite() {
       {3900, 11600, 1008},
       {3900, 12360, 1008},
       {3900, 15880, 1008},
+      // Kernel 14 computes these as Cᵀ (ragged token counts; common/pingpong_choice.h, plan_pingpong) and stores C
+      // transposed, in three rounds of 128 × 144, 160, 176 and 184 tiles of the N x M problem (Cᵀ's last tile column,
+      // C's rows, ragged; an odd number of tile rows, so the last cluster's second CTA lies outside; a partial k block);
+      // kernel 16 launches it on the last (128 × 144, two rounds).
+      {257, 16904, 1040},
+      {289, 17432, 1040},
+      {321, 18224, 1040},
+      {353, 19016, 1040},
+      {257, 11272, 1040},
   };
   return suite;
 }

@@ -386,5 +386,96 @@ TEST(PingPongChoice, WholeTilesOverTheDramWeighedAsWholeTiles) {
   EXPECT_EQ(kept.pingpong, estimate_pingpong(208, 8608, 12160, 66).pingpong);
 }
 
+// Kernel 14's own plan (plan_pingpong): Cᵀ where the token count is ragged and its rounds need kTransposedMargin fewer
+// cycles. 704 × 4096 × 11008, 172 k blocks: as given 6 tile rows in 3 cluster rows, at best 29 columns of 144 in 2
+// rounds (2 · 172 · 576 · 1.04 · 1.01); transposed 32 tile rows in 16 cluster rows, 4 columns of 176 (704 = 4 · 176)
+// in 1 round (172 · 704 · 1.01), 0.59 of it.
+TEST(PingPongChoice, KernelFourteenComputesCTransposedWhereItsRoundsNeedTenPerCentFewer) {
+  const PingPongWidths given = pingpong_widths(704, 4096, 11008, kClusters);
+  EXPECT_EQ(given.width, 144);
+  EXPECT_EQ(given.rounds, 2);
+  EXPECT_NEAR(given.cycles, 2 * 172 * 576 * 1.04 * 1.01, 1e-6);
+  const PingPongPlan plan = plan_pingpong(704, 4096, 11008, kClusters);
+  EXPECT_TRUE(plan.transposed);
+  EXPECT_EQ(plan.widths.width, 176);
+  EXPECT_EQ(plan.widths.cluster_tiles, 64);
+  EXPECT_EQ(plan.widths.rounds, 1);
+  EXPECT_NEAR(plan.widths.cycles, 172 * 704 * 1.01, 1e-6);
+  // 1088 × 12288 × 4096, 64 k blocks: as given 5 cluster rows, 77 columns of 160 in 6 rounds (6 · 64 · 640 · 1.02 ·
+  // 1.01); transposed 48 cluster rows, 8 columns of 144 in 6 rounds (6 · 64 · 576 · 1.04 · 1.01): 0.92 of it, under
+  // the margin (measured 0.90 on an H200: docs/log/15_few_tiles.md, section 28).
+  const PingPongPlan near = plan_pingpong(1088, 12288, 4096, kClusters);
+  EXPECT_FALSE(near.transposed);
+  EXPECT_EQ(near.widths.width, 160);
+  EXPECT_NEAR(near.widths.cycles, 6 * 64 * 640 * 1.02 * 1.01, 1e-6);
+  EXPECT_NEAR(pingpong_widths(12288, 1088, 4096, kClusters).cycles, 6 * 64 * 576 * 1.04 * 1.01, 1e-6);
+}
+
+// As in kernel 15's plan, only token counts of 129-1151 that are not multiples of 128 are candidates: 768 and 1280
+// tokens keep C whatever the rounds transposed would need, and 120 too.
+TEST(PingPongChoice, KernelFourteenKeepsCOutsideRaggedTokenCounts) {
+  for (const auto& [m, n, k] : {std::array<int, 3>{768, 4096, 11008}, {1280, 4096, 11008}, {120, 12288, 4096},
+                                {128, 12288, 4096}, {1152, 4096, 11008}}) {
+    const PingPongPlan plan = plan_pingpong(m, n, k, kClusters);
+    EXPECT_FALSE(plan.transposed) << m << "x" << n << "x" << k;
+    EXPECT_EQ(plan.widths.width, pingpong_widths(m, n, k, kClusters).width) << m << "x" << n << "x" << k;
+  }
+  // The plan is the kernel's own: whatever kernel 15's plan and the GPU's memory, the same.
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  const PingPongEstimate alone = estimate_pingpong(704, 4096, 11008, kClusters);
+  const PingPongEstimate with_memory = estimate_pingpong(704, 4096, 11008, kClusters, 30, h200);
+  EXPECT_TRUE(alone.pingpong_transposed);
+  EXPECT_TRUE(with_memory.pingpong_transposed);
+  EXPECT_EQ(with_memory.pingpong_width, alone.pingpong_width);
+  EXPECT_EQ(with_memory.pingpong_rounds, alone.pingpong_rounds);
+}
+
+// Kernel 16 launches kernel 14's Cᵀ where the model puts it kPingPongTransposedMargin ahead of its other clauses'
+// pick, and K is a multiple of 16. 888 × 9728 × 896, 14 k blocks: transposed 38 cluster rows, 5 columns of 184 in 3
+// rounds (3 · 14 · 736 · 1.01 = 31221.12; as given at best 4 rounds of 160, 36922.37); kernel 15's 128 × 256 tiles
+// in 3 rounds are not few tiles, and the rule's 176 as given (4 · 14 · 704 · 1.01) has 4 rounds, under its 16: only
+// the new clause takes kernel 14. With K = 904 (K % 16 = 8) kernel 14 still plans Cᵀ, and kernel 16 keeps kernel 15.
+// At 280 × 19456 × 2560 kernel 14 plans Cᵀ, 0.94 of kernel 15's cycles: under the margin, kernel 15.
+TEST(PingPongChoice, KernelSixteenLaunchesKernelFourteensCTransposedSevenAndAHalfPerCentAhead) {
+  const PingPongEstimate estimate = estimate_pingpong(888, 9728, 896, kClusters);
+  EXPECT_TRUE(estimate.pingpong_transposed);
+  EXPECT_EQ(estimate.pingpong_width, 184);
+  EXPECT_EQ(estimate.pingpong_rounds, 3);
+  EXPECT_NEAR(estimate.pingpong_cycles, 3 * 14 * 736 * 1.01, 1e-6);
+  EXPECT_NEAR(pingpong_widths(888, 9728, 896, kClusters).cycles, 4 * 14 * 640 * 1.02 * 1.01, 1e-6);
+  EXPECT_FALSE(estimate.few_tiles);
+  EXPECT_EQ(estimate.rule_width, 176);
+  EXPECT_EQ(estimate.rule_rounds, 4);
+  EXPECT_NEAR(estimate.rule_cycles, 4 * 14 * 704 * 1.01, 1e-6);
+  EXPECT_GE(estimate.cooperative_cycles, kPingPongTransposedMargin * estimate.pingpong_cycles);
+  EXPECT_LT(estimate.rule_rounds, kPingPongMinRounds);
+  EXPECT_TRUE(estimate.pingpong);
+  const PingPongEstimate off_sectors = estimate_pingpong(888, 9728, 904, kClusters);
+  EXPECT_TRUE(off_sectors.pingpong_transposed);
+  EXPECT_FALSE(off_sectors.pingpong);
+  const PingPongEstimate under_margin = estimate_pingpong(280, 19456, 2560, kClusters);
+  EXPECT_TRUE(under_margin.pingpong_transposed);
+  EXPECT_LT(under_margin.cooperative_cycles, kPingPongTransposedMargin * under_margin.pingpong_cycles);
+  EXPECT_FALSE(under_margin.pingpong);
+}
+
+// The suite's shapes for kernel 14's Cᵀ (runner/shapes.cpp): three rounds at each width, and one kernel 16 launches.
+TEST(PingPongChoice, TheTransposedShapesThatTestTheKernel) {
+  for (const auto& [m, n, k, width] :
+       {std::array<int, 4>{257, 16904, 1040, 144}, {289, 17432, 1040, 160}, {321, 18224, 1040, 176},
+        {353, 19016, 1040, 184}}) {
+    const PingPongPlan plan = plan_pingpong(m, n, k, kClusters);
+    EXPECT_TRUE(plan.transposed) << m << "x" << n << "x" << k;
+    EXPECT_EQ(plan.widths.width, width) << m << "x" << n << "x" << k;
+    EXPECT_EQ(plan.widths.rounds, 3) << m << "x" << n << "x" << k;
+    EXPECT_NE(m % width, 0) << m << "x" << n << "x" << k;  // C's last rows in a part-empty tile
+  }
+  const PingPongEstimate launched = estimate_pingpong(257, 11272, 1040, kClusters, 30, {2310, 60.0 * 1024 * 1024});
+  EXPECT_TRUE(launched.pingpong);
+  EXPECT_TRUE(launched.pingpong_transposed);
+  EXPECT_EQ(launched.pingpong_width, 144);
+  EXPECT_EQ(launched.pingpong_rounds, 2);
+}
+
 }  // namespace
 }  // namespace gemm

@@ -210,6 +210,16 @@ TEST(ShapeSuite, ContainsAShapeForEachWidthOfKernel14) {
   }
 }
 
+// tests/host/test_pingpong_choice.cpp: kernel 14 computes these as Cᵀ, at each of its widths; kernel 16 launches it on
+// the last.
+TEST(ShapeSuite, ContainsATransposedShapeForEachWidthOfKernel14) {
+  for (const Shape& shape : {Shape{257, 16904, 1040}, Shape{289, 17432, 1040}, Shape{321, 18224, 1040},
+                             Shape{353, 19016, 1040}, Shape{257, 11272, 1040}}) {
+    EXPECT_TRUE(contains(shape_suite(), shape)) << to_string(shape);
+    EXPECT_TRUE(tma_aligned(shape)) << to_string(shape);
+  }
+}
+
 TEST(ShapeSuite, ContainsTheLongKShapesOfTheAccumulationTerm) {
   EXPECT_TRUE(contains(shape_suite(), {100, 264, 65536}));
   EXPECT_TRUE(contains(shape_suite(), {128, 256, 262144}));
