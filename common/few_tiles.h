@@ -144,6 +144,11 @@ struct FewTilesPlan {
   bool transposed = false;        // planned for Cᵀ = B·Aᵀ, N × M × K (plan_few_tiles_or_transposed): M across the tiles
   // Anything but kernel 13's 128 × 256 tiles.
   __host__ __device__ constexpr bool narrow() const { return block_m != 128 || block_n != 256; }
+  // Fewer tiles than clusters, all split along K by make_few_tiles (each cluster at its own place along K), not in
+  // equal shares: the split that waits on the DRAM (below).
+  __host__ __device__ constexpr bool splits_over_every_cluster() const {
+    return cluster_tiles < resident_clusters && schedule.splits() && schedule.even_shares() == 0;
+  }
   __host__ __device__ constexpr bool cluster_along_n() const { return cluster_m == 1 && cluster_n == 2; }
   __host__ __device__ constexpr bool quad_clusters() const { return cluster_m == 2 && cluster_n == 2; }
 };
@@ -371,9 +376,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_or_transposed(int m, i
   const FewTilesPlan plan = plan_few_tiles(m, n, k, clusters, -1, quad_clusters, memory);
   if (!transposed_candidate(m)) return plan;
   FewTilesPlan transposed = plan_few_tiles(n, m, k, clusters, -1, quad_clusters, memory);
-  const bool split_over_every_cluster = transposed.cluster_tiles < transposed.resident_clusters &&
-                                        transposed.schedule.splits() && transposed.schedule.even_shares() == 0;
-  if (split_over_every_cluster || kTransposedMargin * transposed.cycles > plan.cycles) return plan;
+  if (transposed.splits_over_every_cluster() || kTransposedMargin * transposed.cycles > plan.cycles) return plan;
   transposed.transposed = true;
   return transposed;
 }

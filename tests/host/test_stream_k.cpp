@@ -805,7 +805,16 @@ TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
   EXPECT_EQ(split.schedule.workers, 66);
   EXPECT_TRUE(split.schedule.splits());
   EXPECT_EQ(split.schedule.even_shares(), 0);
+  EXPECT_TRUE(split.splits_over_every_cluster());
   EXPECT_LE(kTransposedMargin * split.cycles, plan_few_tiles(544, 3016, 27448, 66, -1, 30, h200).cycles);
+  // Nor is any other plan such a split: an even split (128 × 4096 × 14336, 3 shares), whole few tiles (1024³), rounds
+  // with a split last round (1024 × 4608 × 3584).
+  EXPECT_GT(plan_few_tiles(128, 4096, 14336, 66).schedule.even_shares(), 0);
+  EXPECT_FALSE(plan_few_tiles(128, 4096, 14336, 66).splits_over_every_cluster());
+  EXPECT_FALSE(plan_few_tiles(1024, 1024, 1024, 66).schedule.splits());
+  EXPECT_FALSE(plan_few_tiles(1024, 1024, 1024, 66).splits_over_every_cluster());
+  EXPECT_TRUE(plan_few_tiles(1024, 4608, 3584, 66).schedule.splits());
+  EXPECT_FALSE(plan_few_tiles(1024, 4608, 3584, 66).splits_over_every_cluster());
   EXPECT_TRUE(transposed_candidate(520));
   EXPECT_FALSE(transposed_candidate(48));
   EXPECT_TRUE(transposed_candidate(129));
