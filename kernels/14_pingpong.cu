@@ -151,7 +151,7 @@ __device__ __forceinline__ void store_warp_box(const float (&acc)[kAccumulators]
 // written with stmatrix .trans into the warpgroup's 64 × 64 box, are 64 rows of C, each row the half's 64 rows (128
 // bytes); the last kTileN - 128 columns go out in a box of that many rows (map_c_last). Boxes each warp staged alone,
 // as C's are, would hold 8 rows of the half: 16 bytes of each row of C, eight times the TMA's write requests. Built
-// that way first, kernel 14 measured 4-13 % slower transposed than as given on five shapes of short K where its model
+// that way first, kernel 14 measured 4-14 % slower transposed than as given on five shapes of short K where its model
 // put Cᵀ 15-33 % ahead (docs/log/15_few_tiles.md, section 28; that the requests were the cause is an inference).
 // `row`, `col`: the half's place in Cᵀ.
 template <int kTileN, int kAccumulators>
