@@ -70,18 +70,16 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
     return line.str() + "not taken: " + *refusal;
   const PingPongEstimate estimate =
       estimate_pingpong(shape.m, shape.n, shape.k, clusters, quad_clusters, memory);
+  // Where the kernel launched computes Cᵀ (plan_pingpong, plan_few_tiles_or_transposed), its tiles are of this problem.
+  const std::string transposed = "C transposed (" + to_string(Shape{shape.n, shape.m, shape.k}) + "): ";
   if (estimate.pingpong) {
-    line << "14 pingpong   ";
-    if (estimate.pingpong_transposed)  // common/pingpong_choice.h, plan_pingpong: the tiles are of the N x M problem
-      line << "C transposed (" << shape.n << "x" << shape.m << "x" << shape.k << "): ";
+    line << "14 pingpong   " << (estimate.pingpong_transposed ? transposed : "");
     line << "128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << estimate.pingpong_cluster_tiles
          << " cluster tiles in " << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
   } else {
     const FewTilesPlan& plan = estimate.few_tiles_plan;
     const StreamKSchedule& schedule = plan.schedule;
-    line << "15 few_tiles  ";
-    if (plan.transposed)  // common/few_tiles.h, plan_few_tiles_or_transposed: the tiles are of the N x M problem
-      line << "C transposed (" << shape.n << "x" << shape.m << "x" << shape.k << "): ";
+    line << "15 few_tiles  " << (plan.transposed ? transposed : "");
     line << plan.block_m << "x" << plan.block_n << " tiles, "
          << plan.cluster_m << "x" << plan.cluster_n << " clusters: " << plan.cluster_tiles << " cluster tiles";
     if (plan.cluster_tiles < plan.resident_clusters) {
