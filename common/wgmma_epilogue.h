@@ -94,17 +94,29 @@ __device__ __forceinline__ uint32_t stmatrix_lane_place() {
   if constexpr (kTransposed) return stmatrix_transposed_lane_offset();
   return stmatrix_lane_row();
 }
-template <bool kTransposed = false, int kAccumulators, int kBoxes>
+// kChunks (default 0: all 8 · kBoxes) stages only the boxes' first kChunks chunks, for a box narrower than 64
+// columns: kernel 14's last box of Cᵀ, 2-7 chunks. An odd count (transposed only) ends with the last chunk's two
+// 8 × 8 matrices in one stmatrix .x2 .trans, whose addresses lanes 0-15 give as for the x4.
+template <bool kTransposed = false, int kChunks = 0, int kAccumulators, int kBoxes>
 __device__ __forceinline__ void stage_accumulators_m64(const float (&acc)[kAccumulators], bf16 (&boxes)[kBoxes][64 * 64],
                                                        int first_chunk) {
+  constexpr int kStaged = kChunks == 0 ? 8 * kBoxes : kChunks;
+  static_assert(kStaged > 0 && kStaged <= 8 * kBoxes, "the chunks staged must fit in the boxes");
+  static_assert(kStaged % 2 == 0 || kTransposed, "an odd chunk is staged transposed only");
   const uint32_t place = stmatrix_lane_place<kTransposed>();
 #pragma unroll
-  for (int pair = 0; pair < 4 * kBoxes; ++pair) {
+  for (int pair = 0; pair < kStaged / 2; ++pair) {
     const int chunk = first_chunk + 2 * pair;  // accumulator chunks `chunk` and `chunk + 1`
     stmatrix_stage_pair<kTransposed>(boxes, place, pair, pack_bf16x2(acc[4 * chunk], acc[4 * chunk + 1]),
                                      pack_bf16x2(acc[4 * chunk + 2], acc[4 * chunk + 3]),
                                      pack_bf16x2(acc[4 * chunk + 4], acc[4 * chunk + 5]),
                                      pack_bf16x2(acc[4 * chunk + 6], acc[4 * chunk + 7]));
+  }
+  if constexpr (kStaged % 2 == 1) {
+    constexpr int kLast = kStaged - 1;  // counted from the first box
+    const int chunk = first_chunk + kLast;
+    stmatrix_x2_trans(smem_address(boxes[kLast / 8]) + (kLast % 8) * 1024 + place,
+                      pack_bf16x2(acc[4 * chunk], acc[4 * chunk + 1]), pack_bf16x2(acc[4 * chunk + 2], acc[4 * chunk + 3]));
   }
 }
 

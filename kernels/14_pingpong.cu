@@ -163,22 +163,8 @@ __device__ __forceinline__ void store_half_transposed(const float (&acc)[kAccumu
                               [&] { stage_accumulators_m64<true>(acc, box, 0); });
   store_staged_round<0, true>(map_c, box, row, col + kBoxCols, store_leader, barrier,
                               [&] { stage_accumulators_m64<true>(acc, box, 8); });
-  store_staged_round<0, true>(map_c_last, box, row, col + 2 * kBoxCols, store_leader, barrier, [&] {
-    const uint32_t place = stmatrix_lane_place<true>();
-    const auto packed = [&](int chunk, int group) {  // rows 8 · group .. + 7 of the warp's 16, of the chunk's columns
-      return pack_bf16x2(acc[4 * chunk + 2 * group], acc[4 * chunk + 2 * group + 1]);
-    };
-#pragma unroll
-    for (int pair = 0; pair < kLastChunks / 2; ++pair) {
-      const int chunk = 16 + 2 * pair;
-      stmatrix_stage_pair<true>(box, place, pair, packed(chunk, 0), packed(chunk, 1), packed(chunk + 1, 0),
-                                packed(chunk + 1, 1));
-    }
-    if constexpr (kLastChunks % 2 == 1) {  // the odd last chunk: lanes 0-15 address its two 8 × 8 matrices
-      constexpr int kChunk = kLastChunks - 1;
-      stmatrix_x2_trans(smem_address(box[0]) + kChunk * 1024 + place, packed(16 + kChunk, 0), packed(16 + kChunk, 1));
-    }
-  });
+  store_staged_round<0, true>(map_c_last, box, row, col + 2 * kBoxCols, store_leader, barrier,
+                              [&] { stage_accumulators_m64<true, kLastChunks>(acc, box, 16); });
 }
 
 // One k16 step of a 64-row half: the wgmma of the tile's width.
