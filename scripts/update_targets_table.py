@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Regenerates the table of the model-preset targets (the dispatch chapter against cuBLAS) from the models runs.
+
+    update_targets_table.py [--check] [--root DIR] [PAGE.md ...]
+
+DIR is the repository (default: the one holding this script); the pages default to kernels/16_dispatch.md and
+docs/results.md. For each results run declared in results/runs.json (scripts/results_runs.py) that has a models run,
+results/<dir>/models/compare.csv (`gemm compare --shapes llama3-8b,llama3-70b,1024x1024x1024,2048x2048x2048 --out`),
+one row gives the dispatch chapter's ratio to cuBLAS, each the ratio of the median times, as its targets are set:
+
+- the geometric mean over the presets' shapes with M >= 256 (target at least 1.00),
+- how many of them are at 0.95 or above (target: all), and the lowest, with its shape,
+- the range at M = 128 (an aim of 0.90),
+- 1024³ (at least 0.90) and 2048³ (at least 1.00).
+
+The models run must be of the run's commit (its compare.json's git_commit); where the run's dispatch chapter is not
+today's (results/runs.json: not current), the row names it by its declared label. Only the text between the marker
+lines
+
+    <!-- targets-table:begin -->
+    <!-- targets-table:end -->
+
+is replaced, in each page, with links relative to that page. --check changes nothing and exits 1 when a page's table
+is not what the runs give (a test runs this), so that a new run cannot leave an old figure standing.
+
+Exit codes: 0 done (updated or already current), 1 --check found a difference, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import compare_csv
+import results_runs
+from compare_csv import CUBLAS_ID, InputError, Shape
+from plot_models import MODEL_PRESETS
+from update_readme_table import replace_between_markers
+
+ROOT = Path(__file__).resolve().parent.parent
+BEGIN_MARKER = "<!-- targets-table:begin -->"
+END_MARKER = "<!-- targets-table:end -->"
+EXIT_DIFFERENT = 1
+EXIT_BAD_INPUT = 2
+DISPATCH_ID = 16
+DEFAULT_PAGES = (Path("kernels/16_dispatch.md"), Path("docs/results.md"))
+MIN_TOKENS = 256  # the targets' shapes: every preset layer at M >= 256
+SHORT_TOKENS = 128  # the aim's
+SMALL, MEDIUM = Shape(1024, 1024, 1024), Shape(2048, 2048, 2048)
+EVERY_SHAPE_BAR = 0.95
+TARGET_ROW = "| target | ≥ 1.00 | all | ≥ 0.95 | ≥ 0.90 (an aim) | ≥ 0.90 | ≥ 1.00 |"
+HEAD = ("| run | geometric mean, M ≥ 256 | at 0.95 or above | lowest, M ≥ 256 | M = 128 | 1024³ | 2048³ |",
+        "|---|---:|---:|---|---|---:|---:|")
+
+
+@dataclass(frozen=True)
+class Targets:
+    """The dispatch chapter's ratios to cuBLAS on one models run."""
+
+    mean: float  # geometric mean over the presets' shapes with M >= MIN_TOKENS
+    at_bar: int  # how many of them at EVERY_SHAPE_BAR or above
+    shapes: int  # how many there are
+    lowest: float
+    lowest_shape: Shape
+    short_low: float  # the range at M = SHORT_TOKENS
+    short_high: float
+    small: float  # 1024³
+    medium: float  # 2048³
+
+
+def preset_shapes(tokens: int) -> list[Shape]:
+    """Every preset layer at M = tokens, in the presets' order."""
+    return [Shape(tokens, layer.n, layer.k) for layers in MODEL_PRESETS.values() for layer in layers]
+
+
+def ratio(frame, shape: Shape, kernel_id: int, csv_path: Path) -> float:
+    """cuBLAS's median time over the kernel's at the shape; InputError where either has no valid time."""
+    rows = {kid: compare_csv.row_at(frame, kid, shape) for kid in (CUBLAS_ID, kernel_id)}
+    for kid, row in rows.items():
+        if not compare_csv.is_measured(row) or not row["ms_median"] > 0:
+            raise InputError(f"{csv_path}: kernel {kid} has no valid time at {shape_text(shape)} "
+                             f"({compare_csv.gap_reason(row)})")
+    return float(rows[CUBLAS_ID]["ms_median"]) / float(rows[kernel_id]["ms_median"])
+
+
+def targets(frame, csv_path: Path, kernel_id: int = DISPATCH_ID) -> Targets:
+    token_counts = sorted({int(m) for m in frame["m"]})
+    target_shapes = [shape for tokens in token_counts if tokens >= MIN_TOKENS for shape in preset_shapes(tokens)
+                     if compare_csv.row_at(frame, CUBLAS_ID, shape) is not None]
+    if not target_shapes:
+        raise InputError(f"{csv_path}: no preset layer with M >= {MIN_TOKENS}")
+    ratios = {shape: ratio(frame, shape, kernel_id, csv_path) for shape in target_shapes}
+    short = [ratio(frame, shape, kernel_id, csv_path) for shape in preset_shapes(SHORT_TOKENS)]
+    lowest_shape = min(ratios, key=lambda shape: (ratios[shape], shape))
+    return Targets(mean=math.exp(sum(math.log(value) for value in ratios.values()) / len(ratios)),
+                   at_bar=sum(value >= EVERY_SHAPE_BAR for value in ratios.values()), shapes=len(ratios),
+                   lowest=ratios[lowest_shape], lowest_shape=lowest_shape, short_low=min(short), short_high=max(short),
+                   small=ratio(frame, SMALL, kernel_id, csv_path), medium=ratio(frame, MEDIUM, kernel_id, csv_path))
+
+
+def shape_text(shape: Shape) -> str:
+    """`1024³`, `256 × 6144 × 4096`: how the notes write a shape."""
+    return f"{shape.m}³" if shape.is_square else f"{shape.m} × {shape.n} × {shape.k}"
+
+
+def row(label: str, found: Targets) -> str:
+    # The ratios at two decimals, as the notes quote them; the mean at three, since its target is 1.00.
+    return (f"| {label} | {found.mean:.3f} | {found.at_bar} of {found.shapes} | {found.lowest:.2f} "
+            f"({shape_text(found.lowest_shape)}) | {found.short_low:.2f}-{found.short_high:.2f} | {found.small:.2f} "
+            f"| {found.medium:.2f} |")
+
+
+def build_block(root: Path, page: Path) -> list[str]:
+    lines = list(HEAD) + [TARGET_ROW]
+    for run in results_runs.load(root):
+        csv_path = run.directory / "models" / "compare.csv"
+        if not csv_path.is_file():
+            continue
+        frame = compare_csv.load_compare_csv(csv_path)
+        environment = compare_csv.load_compare_json(csv_path).get("environment")
+        commit = environment.get("git_commit", "") if isinstance(environment, dict) else ""
+        if not results_runs.same_commit(str(commit), run.commit):
+            raise InputError(f"{csv_path}: taken with commit {commit or '(none)'}, but results/runs.json declares "
+                             f"the run of {run.gpu} at {run.commit}")
+        names = dict(compare_csv.kernels(frame))
+        if DISPATCH_ID not in names:
+            raise InputError(f"{csv_path}: kernel {DISPATCH_ID} was not run")
+        kernel = (f"{DISPATCH_ID} {names[DISPATCH_ID]} of {run.commit} (today's)" if run.is_current(DISPATCH_ID)
+                  else run.label(DISPATCH_ID, names[DISPATCH_ID]))
+        label = f"{run.gpu}: {kernel}, [models run]({compare_csv.relative_link(csv_path, page)})"
+        lines.append(row(label, targets(frame, csv_path)))
+    if len(lines) == len(HEAD) + 1:
+        raise InputError(f"no results run in {root / results_runs.RUNS_FILE} has a models run")
+    return lines
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description="Regenerate the model presets' targets table from the models runs.")
+    parser.add_argument("pages", nargs="*", type=Path, help="pages to update (default: notes 16 and docs/results.md)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this script's)")
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table differs")
+    args = parser.parse_args(argv)
+    program = Path(__file__).name
+    pages = args.pages or [args.root / page for page in DEFAULT_PAGES]
+    status = 0
+    try:
+        for page in pages:
+            try:
+                old = page.read_text(encoding="utf-8")
+            except OSError as error:
+                raise InputError(f"{page}: {error.strerror}") from None
+            new = replace_between_markers(old, build_block(args.root, page), page, (BEGIN_MARKER, END_MARKER))
+            if new == old:
+                print(f"{page}: targets table up to date")
+            elif args.check:
+                print(f"{page}: the targets table differs from the models runs (run {program})")
+                status = EXIT_DIFFERENT
+            else:
+                page.write_text(new, encoding="utf-8")
+                print(f"{page}: targets table updated")
+    except InputError as error:
+        print(f"{program}: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
