@@ -6,9 +6,10 @@
 DIR is the repository (default: the one holding this script); the pages default to kernels/16_dispatch.md and
 docs/results.md. For each results run declared in results/runs.json (scripts/results_runs.py) that has a models run,
 results/<dir>/models/compare.csv (`gemm compare --shapes llama3-8b,llama3-70b,1024x1024x1024,2048x2048x2048 --out`),
-one row gives the dispatch chapter's ratio to cuBLAS, each the ratio of the median times, as its targets are set:
+one row gives the dispatch chapter's ratio to cuBLAS, each the ratio of the median times, as its targets are set (a
+shape of them missing from the run, or without a valid time, is an error):
 
-- the geometric mean over the presets' shapes with M >= 256 (target at least 1.00),
+- the geometric mean over the presets' shapes with M >= 256, 256 to 8192 tokens (target at least 1.00),
 - how many of them are at 0.95 or above (target: all), and the lowest, with its shape,
 - the range at M = 128 (an aim of 0.90),
 - 1024³ (at least 0.90) and 2048³ (at least 1.00).
@@ -48,7 +49,7 @@ EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
 DISPATCH_ID = 16
 DEFAULT_PAGES = (Path("kernels/16_dispatch.md"), Path("docs/results.md"))
-MIN_TOKENS = 256  # the targets' shapes: every preset layer at M >= 256
+TARGET_TOKENS = (256, 512, 1024, 2048, 4096, 8192)  # the targets' shapes: every preset layer at these M, all needed
 SHORT_TOKENS = 128  # the aim's
 SMALL, MEDIUM = Shape(1024, 1024, 1024), Shape(2048, 2048, 2048)
 EVERY_SHAPE_BAR = 0.95
@@ -61,7 +62,7 @@ HEAD = ("| run | geometric mean, M ≥ 256 | at 0.95 or above | lowest, M ≥ 25
 class Targets:
     """The dispatch chapter's ratios to cuBLAS on one models run."""
 
-    mean: float  # geometric mean over the presets' shapes with M >= MIN_TOKENS
+    mean: float  # geometric mean over the presets' shapes at TARGET_TOKENS
     at_bar: int  # how many of them at EVERY_SHAPE_BAR or above
     shapes: int  # how many there are
     lowest: float
@@ -88,12 +89,8 @@ def ratio(frame, shape: Shape, kernel_id: int, csv_path: Path) -> float:
 
 
 def targets(frame, csv_path: Path, kernel_id: int = DISPATCH_ID) -> Targets:
-    token_counts = sorted({int(m) for m in frame["m"]})
-    target_shapes = [shape for tokens in token_counts if tokens >= MIN_TOKENS for shape in preset_shapes(tokens)
-                     if compare_csv.row_at(frame, CUBLAS_ID, shape) is not None]
-    if not target_shapes:
-        raise InputError(f"{csv_path}: no preset layer with M >= {MIN_TOKENS}")
-    ratios = {shape: ratio(frame, shape, kernel_id, csv_path) for shape in target_shapes}
+    target_shapes = [shape for tokens in TARGET_TOKENS for shape in preset_shapes(tokens)]
+    ratios = {shape: ratio(frame, shape, kernel_id, csv_path) for shape in target_shapes}  # a shape missing: an error
     short = [ratio(frame, shape, kernel_id, csv_path) for shape in preset_shapes(SHORT_TOKENS)]
     lowest_shape = min(ratios, key=lambda shape: (ratios[shape], shape))
     return Targets(mean=math.exp(sum(math.log(value) for value in ratios.values()) / len(ratios)),

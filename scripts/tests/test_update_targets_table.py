@@ -36,7 +36,8 @@ class TargetsTableTest(unittest.TestCase):
         self.page = self.root / "notes.md"
         self.page.write_text(PAGE, encoding="utf-8")
 
-    def write_run(self, ratio_of, commit="abc1234", kernels=(0, 16), current="0-16", former=None, tokens=(128, 256, 512)):
+    def write_run(self, ratio_of, commit="abc1234", kernels=(0, 16), current="0-16", former=None,
+                  tokens=(128, 256, 512, 1024, 2048, 4096, 8192)):
         """A models run where kernel 16's time is cuBLAS's (1 ms) over ratio_of(m, n, k)."""
         models = self.root / "results" / "gpu-a" / "models"
         models.mkdir(parents=True, exist_ok=True)
@@ -64,8 +65,8 @@ class TargetsTableTest(unittest.TestCase):
         return [cell.strip() for cell in rows[0].strip("|").split("|")]
 
     def test_cells_from_the_ratios(self):
-        # 16 shapes with M >= 256: 14 at 1.0, one at 0.64 (512 x 4096 x 4096) and one at 0.9 (256 x 6144 x 4096):
-        # geometric mean (0.64 * 0.9) ** (1 / 16) = 0.9661, 14 of 16 at 0.95 or above; at M = 128, 0.7 to 1.05.
+        # 48 shapes with M >= 256: 46 at 1.0, one at 0.64 (512 x 4096 x 4096) and one at 0.9 (256 x 6144 x 4096):
+        # geometric mean (0.64 * 0.9) ** (1 / 48) = 0.9886, 46 of 48 at 0.95 or above; at M = 128, 0.7 to 1.05.
         special = {(512, 4096, 4096): 0.64, (256, 6144, 4096): 0.9, (128, 57344, 8192): 0.7,
                    (128, 4096, 4096): 1.05, (1024, 1024, 1024): 0.8, (2048, 2048, 2048): 0.93}
         self.write_run(lambda m, n, k: special.get((m, n, k), 1.0))
@@ -74,7 +75,7 @@ class TargetsTableTest(unittest.TestCase):
         cells = self.table_row()
         self.assertIn("16 dispatch of abc1234 (today's)", cells[0])
         self.assertIn("[models run](results/gpu-a/models/compare.csv)", cells[0])
-        self.assertEqual(cells[1:], ["0.966", "14 of 16", "0.64 (512 × 4096 × 4096)", "0.70-1.05", "0.80", "0.93"])
+        self.assertEqual(cells[1:], ["0.989", "46 of 48", "0.64 (512 × 4096 × 4096)", "0.70-1.05", "0.80", "0.93"])
         text = self.page.read_text(encoding="utf-8")
         self.assertNotIn("stale", text)
         self.assertTrue(text.startswith("# notes\n\nbefore\n") and text.endswith("\n\nafter\n"))
@@ -117,10 +118,15 @@ class TargetsTableTest(unittest.TestCase):
         self.assertNotIn("Traceback", result.stderr)
 
     def test_a_shape_without_a_time_exit_2(self):
-        self.write_run(lambda m, n, k: 1.0, tokens=(256, 512))  # no M = 128 rows
+        self.write_run(lambda m, n, k: 1.0, tokens=(256, 512, 1024, 2048, 4096, 8192))  # no M = 128 rows
         result = self.run_script(self.page)
         self.assertEqual(result.returncode, 2)
         self.assertIn("kernel 0 has no valid time at 128 × 6144 × 4096 (not run)", result.stderr)
+        # A target's shape missing is an error too, not a mean over fewer shapes.
+        self.write_run(lambda m, n, k: 1.0, tokens=(128, 256, 512, 1024, 2048, 8192))
+        result = self.run_script(self.page)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("kernel 0 has no valid time at 4096 × 6144 × 4096 (not run)", result.stderr)
 
 
 if __name__ == "__main__":
