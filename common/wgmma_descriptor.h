@@ -28,12 +28,4 @@ __host__ __device__ constexpr uint64_t wgmma_descriptor_k_major_128b(uint32_t sm
   return wgmma_descriptor(smem_byte_address, 16, kWgmmaSwizzledGroupStride, WgmmaSwizzle::k128B);
 }
 
-// The same descriptor `bytes` further on (a k16 step inside a 128-byte row: 32 bytes), by its start field alone, in
-// its low 32 bits: the descriptor of address + bytes wherever the field does not carry out of its 14 bits, as for a
-// 1024-byte-aligned buffer and steps inside its rows. Built once per stage and stepped so, a wgmma's descriptors cost
-// an add each instead of the encoding's masks and shifts (kernel 15, two consumer warpgroups).
-__host__ __device__ constexpr uint64_t wgmma_descriptor_advanced(uint64_t descriptor, uint32_t bytes) {
-  return (descriptor & 0xffffffff00000000ull) | static_cast<uint32_t>(static_cast<uint32_t>(descriptor) + (bytes >> 4));
-}
-
 }  // namespace gemm

@@ -266,18 +266,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         wgmma_fence();
         const uint32_t a_base = smem_address(smem.a[read.stage]) + consumer * kWgmmaM * kRowBytes;
         const uint32_t b_base = smem_address(smem.b[read.stage]);
-        const uint64_t stage_descriptor_a = wgmma_descriptor_k_major_128b(a_base);
-        const uint64_t stage_descriptor_b = wgmma_descriptor_k_major_128b(b_base);
 #pragma unroll
         for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
-          // With two consumer warpgroups, the stage's descriptors stepped along K (an add, not the encoding again)
-          // took 0.95-0.98 of the time on 128 × 128 tiles; with one, 64-row tiles measured no faster, and keep the
-          // encoding per step (docs/log/15_few_tiles.md, section 29).
-          const uint64_t descriptor_a = kConsumers == 2 ? wgmma_descriptor_advanced(stage_descriptor_a, k_offset)
-                                                        : wgmma_descriptor_k_major_128b(a_base + k_offset);
-          const uint64_t descriptor_b = kConsumers == 2 ? wgmma_descriptor_advanced(stage_descriptor_b, k_offset)
-                                                        : wgmma_descriptor_k_major_128b(b_base + k_offset);
+          const uint64_t descriptor_a = wgmma_descriptor_k_major_128b(a_base + k_offset);
+          const uint64_t descriptor_b = wgmma_descriptor_k_major_128b(b_base + k_offset);
           const bool accumulate = iteration > 0 || k_step > 0;
           if constexpr (kBlockN == 256)
             wgmma_m64n256k16(acc, descriptor_a, descriptor_b, accumulate);

@@ -32,19 +32,6 @@ TEST(WgmmaDescriptor, KStepAdvancesStartByTwoUnits) {
     EXPECT_EQ(wgmma_descriptor_k_major_128b(0x2000 + 32 * step), base + 2 * step);
 }
 
-TEST(WgmmaDescriptor, AdvancedMovesTheStartFieldOnly) {
-  // 0x400 is encoded 0x40; 32, 64 and 96 bytes on are +2, +4, +6 in bits 0-13, the layout bits untouched.
-  EXPECT_EQ(wgmma_descriptor_advanced(0x4000004000010040ull, 0), 0x4000004000010040ull);
-  EXPECT_EQ(wgmma_descriptor_advanced(0x4000004000010040ull, 32), 0x4000004000010042ull);
-  EXPECT_EQ(wgmma_descriptor_advanced(0x4000004000010040ull, 96), 0x4000004000010046ull);
-  // What kernel 15 relies on: for every 1024-byte-aligned stage address of the shared window and each k16 step of a
-  // 128-byte row, stepping the stage's descriptor gives the descriptor of the stepped address.
-  for (uint32_t stage = 0; stage < 0x39000; stage += 1024)
-    for (uint32_t step = 0; step < 4; ++step)
-      EXPECT_EQ(wgmma_descriptor_advanced(wgmma_descriptor_k_major_128b(stage), 32 * step),
-                wgmma_descriptor_k_major_128b(stage + 32 * step));
-}
-
 TEST(WgmmaDescriptor, AddressBitsBeyond18AreDropped) {
   // Shared addresses are 18 bits: the 14-bit field holds bits 4-17.
   EXPECT_EQ(wgmma_descriptor(0x40000 + 0x400, 0, 0, WgmmaSwizzle::kNone), 0x40ull);
