@@ -50,6 +50,10 @@ class Shape:
         """`1024³` for square shapes, `4096×14336×4096` otherwise: how people write GEMM sizes."""
         return f"{self.m}³" if self.is_square else f"{self.m}×{self.n}×{self.k}"
 
+    def note_label(self) -> str:
+        """`1024³`, `256 × 6144 × 4096`: how the notes' prose and generated tables write a shape."""
+        return f"{self.m}³" if self.is_square else f"{self.m} × {self.n} × {self.k}"
+
     @staticmethod
     def parse(text: str) -> "Shape":
         """Parses `MxNxK` (x or ×, as on the gemm command line); raises InputError when malformed."""

@@ -136,14 +136,10 @@ def read_profile(path: Path) -> Profile:
                    dram_read=value(DRAM_READ))
 
 
-def shape_text(shape: Shape) -> str:
-    return f"{shape.m}³" if shape.is_square else f"{shape.m} × {shape.n} × {shape.k}"
-
-
 def row(profile: Profile, first_of_shape: bool) -> str:
     owner = "cuBLAS" if profile.kernel_id == CUBLAS_ID else f"{profile.kernel_id}"
     cluster = f", {profile.cluster}" if profile.cluster else ""
-    shape = shape_text(profile.shape) if first_of_shape else ""
+    shape = profile.shape.note_label() if first_of_shape else ""
     return (f"| {shape} | {owner}: `{profile.kernel}` | {profile.ctas} × {profile.threads}{cluster} | "
             f"{profile.microseconds:.1f} | {profile.tensor_pct:.0f} % | {profile.l2_read / 1e6:.2f} | "
             f"{profile.l2_far / 1e6:.2f} | {profile.l2_coalesced / 1e6:.2f} | {profile.dram_read / 1e6:.1f} |")
@@ -162,7 +158,7 @@ def build_block(folder: Path) -> list[str]:
         profiles = sorted(by_shape[shape], key=lambda profile: profile.kernel_id)
         if len(profiles) != 2 or profiles[0].kernel_id != CUBLAS_ID:
             ids = ", ".join(str(profile.kernel_id) for profile in profiles)
-            raise InputError(f"{folder}: {shape_text(shape)} needs cuBLAS's profile and one other (has {ids})")
+            raise InputError(f"{folder}: {shape.note_label()} needs cuBLAS's profile and one other (has {ids})")
         lines += [row(profile, index == 0) for index, profile in enumerate(profiles)]
     return lines
 

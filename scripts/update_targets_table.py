@@ -83,7 +83,7 @@ def ratio(frame, shape: Shape, kernel_id: int, csv_path: Path) -> float:
     rows = {kid: compare_csv.row_at(frame, kid, shape) for kid in (CUBLAS_ID, kernel_id)}
     for kid, row in rows.items():
         if not compare_csv.is_measured(row) or not row["ms_median"] > 0:
-            raise InputError(f"{csv_path}: kernel {kid} has no valid time at {shape_text(shape)} "
+            raise InputError(f"{csv_path}: kernel {kid} has no valid time at {shape.note_label()} "
                              f"({compare_csv.gap_reason(row)})")
     return float(rows[CUBLAS_ID]["ms_median"]) / float(rows[kernel_id]["ms_median"])
 
@@ -99,15 +99,10 @@ def targets(frame, csv_path: Path, kernel_id: int = DISPATCH_ID) -> Targets:
                    small=ratio(frame, SMALL, kernel_id, csv_path), medium=ratio(frame, MEDIUM, kernel_id, csv_path))
 
 
-def shape_text(shape: Shape) -> str:
-    """`1024³`, `256 × 6144 × 4096`: how the notes write a shape."""
-    return f"{shape.m}³" if shape.is_square else f"{shape.m} × {shape.n} × {shape.k}"
-
-
 def row(label: str, found: Targets) -> str:
     # The ratios at two decimals, as the notes quote them; the mean at three, since its target is 1.00.
     return (f"| {label} | {found.mean:.3f} | {found.at_bar} of {found.shapes} | {found.lowest:.2f} "
-            f"({shape_text(found.lowest_shape)}) | {found.short_low:.2f}-{found.short_high:.2f} | {found.small:.2f} "
+            f"({found.lowest_shape.note_label()}) | {found.short_low:.2f}-{found.short_high:.2f} | {found.small:.2f} "
             f"| {found.medium:.2f} |")
 
 
