@@ -137,7 +137,8 @@ __host__ __device__ constexpr PingPongWidths pingpong_widths(int m, int n, int k
 // the plan is the kernel's own whatever kernel 15's plan and the GPU's memory are: kernel 16 weighs what kernel 14
 // will launch.
 struct PingPongPlan {
-  PingPongWidths widths;   // of the problem it computes: m × n, or n × m where transposed
+  PingPongWidths widths;    // of the problem it computes: m × n, or n × m where transposed
+  PingPongWidths as_given;  // of m × n whichever it computes: kernel 16's other clauses weigh kernel 14 on C
   bool transposed = false;
 };
 
@@ -145,9 +146,9 @@ __host__ __device__ constexpr PingPongPlan plan_pingpong(int m, int n, int k, in
   const PingPongWidths given = pingpong_widths(m, n, k, clusters);
   if (transposed_candidate(m)) {
     const PingPongWidths swapped = pingpong_widths(n, m, k, clusters);
-    if (kTransposedMargin * swapped.cycles <= given.cycles) return {swapped, true};
+    if (kTransposedMargin * swapped.cycles <= given.cycles) return {swapped, given, true};
   }
-  return {given, false};
+  return {given, given, false};
 }
 
 // Kernel 16 launches kernel 14's Cᵀ (where kernel 14's own plan is transposed) wherever the model puts it
@@ -197,10 +198,9 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   estimate.pingpong_rounds = pingpong_plan.widths.rounds;
   estimate.pingpong_cycles = weighed(pingpong_plan.widths.cycles);
   estimate.pingpong_transposed = pingpong_plan.transposed;
-  const PingPongWidths given = pingpong_plan.transposed ? pingpong_widths(m, n, k, clusters) : pingpong_plan.widths;
-  estimate.rule_width = given.rule_width;
-  estimate.rule_rounds = given.rule_rounds;
-  estimate.rule_cycles = weighed(given.rule_cycles);
+  estimate.rule_width = pingpong_plan.as_given.rule_width;
+  estimate.rule_rounds = pingpong_plan.as_given.rule_rounds;
+  estimate.rule_cycles = weighed(pingpong_plan.as_given.rule_cycles);
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
   estimate.k_aligned = rows_on_sectors(k);
   estimate.pingpong =
