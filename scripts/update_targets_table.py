@@ -106,8 +106,20 @@ def row(label: str, found: Targets) -> str:
             f"| {found.medium:.2f} |")
 
 
-def build_block(root: Path, page: Path) -> list[str]:
-    lines = list(HEAD) + [TARGET_ROW]
+@dataclass(frozen=True)
+class RunTargets:
+    """One models run's row before it is placed on a page: the GPU, the kernel's label, the CSV (linked from each page
+    relative to it) and the figures."""
+
+    gpu: str
+    kernel: str
+    csv_path: Path
+    found: Targets
+
+
+def run_targets(root: Path) -> list[RunTargets]:
+    """The figures of every declared run that has a models run, in results/runs.json's order: read once for all pages."""
+    runs = []
     for run in results_runs.load(root):
         csv_path = run.directory / "models" / "compare.csv"
         if not csv_path.is_file():
@@ -123,10 +135,17 @@ def build_block(root: Path, page: Path) -> list[str]:
             raise InputError(f"{csv_path}: kernel {DISPATCH_ID} was not run")
         kernel = (f"{DISPATCH_ID} {names[DISPATCH_ID]} of {run.commit} (today's)" if run.is_current(DISPATCH_ID)
                   else run.label(DISPATCH_ID, names[DISPATCH_ID]))
-        label = f"{run.gpu}: {kernel}, [models run]({compare_csv.relative_link(csv_path, page)})"
-        lines.append(row(label, targets(frame, csv_path)))
-    if len(lines) == len(HEAD) + 1:
+        runs.append(RunTargets(run.gpu, kernel, csv_path, targets(frame, csv_path)))
+    if not runs:
         raise InputError(f"no results run in {root / results_runs.RUNS_FILE} has a models run")
+    return runs
+
+
+def build_block(runs: Sequence[RunTargets], page: Path) -> list[str]:
+    lines = list(HEAD) + [TARGET_ROW]
+    for run in runs:
+        label = f"{run.gpu}: {run.kernel}, [models run]({compare_csv.relative_link(run.csv_path, page)})"
+        lines.append(row(label, run.found))
     return lines
 
 
@@ -140,12 +159,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     pages = args.pages or [args.root / page for page in DEFAULT_PAGES]
     status = 0
     try:
+        runs = run_targets(args.root)
         for page in pages:
             try:
                 old = page.read_text(encoding="utf-8")
             except OSError as error:
                 raise InputError(f"{page}: {error.strerror}") from None
-            new = replace_between_markers(old, build_block(args.root, page), page, (BEGIN_MARKER, END_MARKER))
+            new = replace_between_markers(old, build_block(runs, page), page, (BEGIN_MARKER, END_MARKER))
             if new == old:
                 print(f"{page}: targets table up to date")
             elif args.check:
