@@ -229,25 +229,28 @@ __host__ __device__ constexpr double split_dram_bytes(const FewTilesPlan& plan, 
 constexpr int kNarrowMaxWideRounds = 4;
 constexpr double kNarrowRoundsMargin = 1.06;
 
-// Kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs (and, where the rows are off the lines,
-// `quad_clusters` resident clusters of four; 0 leaves 2 × 2 clusters out). Where kernel 13's 128 × 256 tiles make two
-// rounds or more, those tiles on kernel 13's schedule, or below kNarrowMaxWideRounds rounds a 128-row narrow tiling in
-// whole rounds of 2 × 1 clusters (above). Else every tiling in 2 × 1 clusters, in 1 × 2 ones where those compute fewer
-// CTA tiles and in 2 × 2 ones where the rows are off the lines, on make_few_tiles's schedule over the resident
-// clusters of that shape and, with two CTAs along M where it applies, on an even split, and the one the model puts
-// ahead: the earlier tiling on a tie, and 1 × 2 clusters where level with the same tiling's 2 × 1; an even split only
-// where strictly ahead of its tiling's other schedule. Candidates are compared by their schedule: with fewer tiles than
-// clusters, a worker's share (split or whole tiles) and one tile boundary, or even_split_cycles; with more, a worker's
-// rounds (round_schedule_blocks) and a boundary each. Then the pick, if its tiles are at most half the clusters, is
-// split evenly whatever its orientation. Measured against splitting the pick only (docs/log/15_few_tiles.md, section
-// 10), even-split candidates lost where the model misses a cost: in 1 × 2 clusters at 128 tokens (128-row tiles, 2-11 %
-// slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs multiply only zeros) and with shares of 16 k blocks
-// (the fix-up outweighs them), so those are no candidates. `only_tiling` (an index of few_tiles_tiling) restricts the
-// plan to that tiling wherever it fits, for measuring one against the others. Given the GPU's `memory`, where the pick
-// is a split over every cluster and the rows are on the sectors, whole tiles replace it where they come out
-// kWholeOverDramSplit of its DRAM time or less (above); a split that stays keeps its compute's cycles.
-__host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1,
-                                                          int quad_clusters = 0, FewTilesMemory memory = {}) {
+// One pass of kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs (and, where the rows are off
+// the lines, `quad_clusters` resident clusters of four; 0 leaves 2 × 2 clusters out). Where kernel 13's 128 × 256 tiles
+// make two rounds or more, those tiles on kernel 13's schedule, or below kNarrowMaxWideRounds rounds a 128-row narrow
+// tiling in whole rounds of 2 × 1 clusters (above). Else every tiling in 2 × 1 clusters, in 1 × 2 ones where those
+// compute fewer CTA tiles and in 2 × 2 ones where the rows are off the lines, on make_few_tiles's schedule over the
+// resident clusters of that shape and, with two CTAs along M where it applies, on an even split, and the one the model
+// puts ahead: the earlier tiling on a tie, and 1 × 2 clusters where level with the same tiling's 2 × 1; an even split
+// only where strictly ahead of its tiling's other schedule. Candidates are compared by their schedule: with fewer tiles
+// than clusters, a worker's share (split or whole tiles) and one tile boundary, or even_split_cycles; with more, a
+// worker's rounds (round_schedule_blocks) and a boundary each. Then the pick, if its tiles are at most half the
+// clusters, is split evenly whatever its orientation. Measured against splitting the pick only
+// (docs/log/15_few_tiles.md, section 10), even-split candidates lost where the model misses a cost: in 1 × 2 clusters
+// at 128 tokens (128-row tiles, 2-11 % slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs multiply only
+// zeros) and with shares of 16 k blocks (the fix-up outweighs them), so those are no candidates; nor are shares below
+// `min_candidate_share_blocks` (one pass of plan_few_tiles, below, with each of its two floors). `only_tiling` (an
+// index of few_tiles_tiling) restricts the plan to that tiling wherever it fits, for measuring one against the others.
+// Given the GPU's `memory`, where the pick is a split over every cluster and the rows are on the sectors, whole tiles
+// replace it where they come out kWholeOverDramSplit of its DRAM time or less (above); a split that stays keeps its
+// compute's cycles.
+__host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n, int k, int clusters, int only_tiling,
+                                                                   int quad_clusters, FewTilesMemory memory,
+                                                                   int min_candidate_share_blocks) {
   const int k_blocks = (k + 63) / 64;
   const long long wide_cluster_tiles = cluster_cta_tiles(m, n, 2, 1) / 2;
   const bool few_wide_tiles = wide_cluster_tiles < 2LL * clusters;
@@ -321,7 +324,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
       // twice the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
       const double even = !along_n && tiles_m % 2 == 0
                               ? even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_n, block_cycles,
-                                                  2 * StreamKSchedule::kMinEvenShareBlocks)
+                                                  min_candidate_share_blocks)
                               : 0;
       if (even > 0 && even < choice) {
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, workers);
@@ -346,6 +349,30 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
     best.cycles = best.schedule_cycles = even;
   }
   return best;
+}
+
+// The even-split candidates' shortest share. Section 10's candidates kept 32 k blocks a share (twice the 16 that lost
+// there), which leaves out splits such as 21 tiles of 76 k blocks in three shares of 25, where the plan then took whole
+// 64-row tiles on 42 of the 66 clusters. A second pass admits shares of kShortCandidateShareBlocks or more, and its
+// pick replaces the first's only where the model puts it kShortSharesMargin of the first's cycles or less: on 24 shapes
+// drawn where that changed the plan, the measured ratio was 0.90-1.19 times the model's, and the 5 % (set before the
+// run, not fitted) keeps out the picks it puts only a little ahead, which such misses would turn into losses. Measured
+// on an H200 against the first pass alone (docs/log/15_few_tiles.md, section 30): 0.89 of kernel 15's time in the
+// geometric mean over those 24 in each of two runs (predicted 0.88-0.95), 0.77-1.03 by shape, none 3 % slower in both;
+// 0.78-0.84 of the time on three other models' layers at 200-700 tokens.
+constexpr int kLongCandidateShareBlocks = 2 * StreamKSchedule::kMinEvenShareBlocks;
+constexpr int kShortCandidateShareBlocks = 20;
+constexpr double kShortSharesMargin = 0.95;
+
+// Kernel 15's plan (plan_few_tiles_weighing, above): the first pass's pick, or the second's where that is
+// kShortSharesMargin ahead.
+__host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1,
+                                                          int quad_clusters = 0, FewTilesMemory memory = {}) {
+  const FewTilesPlan plan =
+      plan_few_tiles_weighing(m, n, k, clusters, only_tiling, quad_clusters, memory, kLongCandidateShareBlocks);
+  const FewTilesPlan shorter =
+      plan_few_tiles_weighing(m, n, k, clusters, only_tiling, quad_clusters, memory, kShortCandidateShareBlocks);
+  return shorter.cycles <= kShortSharesMargin * plan.cycles ? shorter : plan;
 }
 
 // C transposed. C = A·Bᵀ is also Cᵀ = B·Aᵀ: the N × M × K problem with the operands swapped, its C stored transposed.

@@ -506,6 +506,45 @@ TEST(FewTiles, ClusterOrientationByTheScheduleWhereTilesAreMany) {
   EXPECT_EQ(tokens.cluster_tiles, 56);
 }
 
+// Even splits with shares of 20-31 k blocks: candidates of a second pass, whose pick is taken only where its cycles are
+// at most 0.95 of the first pass's (shares of 32 or more). A k block: 64 × 128 1.87 · 256 = 478.72 cycles, 128 × 128
+// 1.19 · 512 = 609.28; an even split 1.25 · k / S k blocks, 4800 cycles for each of the S − 1 partials a 128-column
+// owner adds, and one 3300-cycle boundary.
+TEST(FewTiles, ShortSharesWhereFivePerCentAhead) {
+  // 700 × 896 × 4864, 76 k blocks. First pass: 64 × 128 tiles, 11 rows → 6 cluster rows × 7 = 42 cluster tiles whole
+  // on 42 clusters, 76 · 478.72 + 3300 = 39682.72. 128 × 128 tiles: 6 rows → 3 × 7 = 21 cluster tiles, ⌊66 / 21⌋ = 3
+  // shares of 25 (under 32): 1.25 · 76 / 3 · 609.28 + 2 · 4800 + 3300 = 32193.87, 0.81 of the first: taken.
+  const FewTilesPlan first = plan_few_tiles_weighing(700, 896, 4864, 66, -1, 0, {}, kLongCandidateShareBlocks);
+  EXPECT_EQ(first.block_m, 64);
+  EXPECT_EQ(first.cluster_tiles, 42);
+  EXPECT_FALSE(first.schedule.splits());
+  EXPECT_NEAR(first.cycles, 76 * 478.72 + 3300, 1e-6);
+  const FewTilesPlan plan = plan_few_tiles(700, 896, 4864, 66);
+  EXPECT_EQ(plan.block_m, 128);
+  EXPECT_EQ(plan.block_n, 128);
+  EXPECT_FALSE(plan.cluster_along_n());
+  EXPECT_EQ(plan.cluster_tiles, 21);
+  EXPECT_EQ(plan.schedule.even_shares(), 3);
+  EXPECT_NEAR(plan.cycles, 1.25 * 76 / 3 * 609.28 + 2 * 4800 + 3300, 1e-6);
+  // 192 × 2048 × K: first pass 64 × 128 tiles in 1 × 2 clusters, 3 × 8 = 24 cluster tiles in ⌊66 / 24⌋ = 2 shares;
+  // second 128 × 128 in 2 × 1, 1 × 16 = 16 cluster tiles in 4 shares, under 32 k blocks each where K ≤ 8128.
+  // K = 6144 (96 k blocks): 1.25 · 48 · 478.72 + 4800 + 3300 = 36823.2 against 1.25 · 24 · 609.28 + 3 · 4800 + 3300 =
+  // 35978.4, 0.977: the first pass's pick stays.
+  const FewTilesPlan stays = plan_few_tiles(192, 2048, 6144, 66);
+  EXPECT_EQ(stays.block_m, 64);
+  EXPECT_TRUE(stays.cluster_along_n());
+  EXPECT_EQ(stays.schedule.even_shares(), 2);
+  EXPECT_NEAR(stays.cycles, 1.25 * 48 * 478.72 + 4800 + 3300, 1e-6);
+  EXPECT_NEAR(plan_few_tiles_weighing(192, 2048, 6144, 66, -1, 0, {}, kShortCandidateShareBlocks).cycles,
+              1.25 * 24 * 609.28 + 3 * 4800 + 3300, 1e-6);
+  // K = 7680 (120 k blocks): 44004 against 1.25 · 30 · 609.28 + 3 · 4800 + 3300 = 40548, 0.921: four shares of 30.
+  const FewTilesPlan moves = plan_few_tiles(192, 2048, 7680, 66);
+  EXPECT_EQ(moves.block_m, 128);
+  EXPECT_EQ(moves.cluster_tiles, 16);
+  EXPECT_EQ(moves.schedule.even_shares(), 4);
+  EXPECT_NEAR(moves.cycles, 1.25 * 30 * 609.28 + 3 * 4800 + 3300, 1e-6);
+}
+
 // Narrower tiles where kernel 13's 128 × 256 tiles (2 × 1 clusters) make fewer than two rounds; from two to four, only
 // 128-row ones in 2 × 1 clusters and whole rounds; from four, kernel 15 is kernel 13. And every plan's tiles cover C:
 // its cluster tiles are its tiling's, counted here.
