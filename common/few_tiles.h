@@ -153,15 +153,18 @@ struct FewTilesPlan {
   __host__ __device__ constexpr bool quad_clusters() const { return cluster_m == 2 && cluster_n == 2; }
 };
 
-// The cycles of an even split of `cluster_tiles` tiles of k_blocks over `clusters` (kEvenSplitSlowdown's model), or 0
-// where kernel 15 takes none: more tiles than half the clusters, or shares shorter than `min_share_blocks`.
+// The cycles of an even split of `cluster_tiles` tiles of k_blocks over `clusters` (kEvenSplitSlowdown's model, or
+// `two_shares_slowdown` for tiles of 192 or 256 columns in two shares), or 0 where kernel 15 takes none: more tiles
+// than half the clusters, or shares shorter than `min_share_blocks`.
 __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_blocks, int clusters, int block_n,
                                                        double block_cycles,
-                                                       int min_share_blocks = StreamKSchedule::kMinEvenShareBlocks) {
+                                                       int min_share_blocks = StreamKSchedule::kMinEvenShareBlocks,
+                                                       double two_shares_slowdown = kEvenSplitSlowdown) {
   if (cluster_tiles <= 0 || 2 * cluster_tiles > clusters) return 0;
   const int shares = StreamKSchedule::make_even_split(cluster_tiles, k_blocks, clusters).even_shares();
   if (k_blocks / shares < min_share_blocks) return 0;
-  return kEvenSplitSlowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
+  const double slowdown = shares == 2 && block_n >= 192 ? two_shares_slowdown : kEvenSplitSlowdown;
+  return slowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
          kCooperativeBoundaryCycles;
 }
 
@@ -243,14 +246,16 @@ constexpr double kNarrowRoundsMargin = 1.06;
 // (docs/log/15_few_tiles.md, section 10), even-split candidates lost where the model misses a cost: in 1 × 2 clusters
 // at 128 tokens (128-row tiles, 2-11 % slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs multiply only
 // zeros) and with shares of 16 k blocks (the fix-up outweighs them), so those are no candidates; nor are shares below
-// `min_candidate_share_blocks` (one pass of plan_few_tiles, below, with each of its two floors). `only_tiling` (an
+// `min_candidate_share_blocks`. A pass charges a 128-row tile's k block in two shares `two_shares_slowdown`
+// (plan_few_tiles, below, runs three passes). `only_tiling` (an
 // index of few_tiles_tiling) restricts the plan to that tiling wherever it fits, for measuring one against the others.
 // Given the GPU's `memory`, where the pick is a split over every cluster and the rows are on the sectors, whole tiles
 // replace it where they come out kWholeOverDramSplit of its DRAM time or less (above); a split that stays keeps its
 // compute's cycles.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n, int k, int clusters, int only_tiling,
                                                                    int quad_clusters, FewTilesMemory memory,
-                                                                   int min_candidate_share_blocks) {
+                                                                   int min_candidate_share_blocks,
+                                                                   double two_shares_slowdown = kEvenSplitSlowdown) {
   const int k_blocks = (k + 63) / 64;
   const long long wide_cluster_tiles = cluster_cta_tiles(m, n, 2, 1) / 2;
   const bool few_wide_tiles = wide_cluster_tiles < 2LL * clusters;
@@ -324,7 +329,8 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
       // twice the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
       const double even = !along_n && tiles_m % 2 == 0
                               ? even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_n, block_cycles,
-                                                  min_candidate_share_blocks)
+                                                  min_candidate_share_blocks,
+                                                  plan.block_m == 128 ? two_shares_slowdown : kEvenSplitSlowdown)
                               : 0;
       if (even > 0 && even < choice) {
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, workers);
@@ -343,7 +349,9 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
   // The pick itself, where its tiles are at most half the clusters: in equal shares, whatever its other schedule
   // (measured ahead of whole tiles and of a split over every cluster wherever it applies).
   const double even =
-      even_split_cycles(best.cluster_tiles, k_blocks, best.resident_clusters, best.block_n, best_block_cycles);
+      even_split_cycles(best.cluster_tiles, k_blocks, best.resident_clusters, best.block_n, best_block_cycles,
+                        StreamKSchedule::kMinEvenShareBlocks,
+                        best.block_m == 128 ? two_shares_slowdown : kEvenSplitSlowdown);
   if (even > 0) {
     best.schedule = StreamKSchedule::make_even_split(best.cluster_tiles, k_blocks, best.resident_clusters);
     best.cycles = best.schedule_cycles = even;
@@ -364,15 +372,33 @@ constexpr int kLongCandidateShareBlocks = 2 * StreamKSchedule::kMinEvenShareBloc
 constexpr int kShortCandidateShareBlocks = 20;
 constexpr double kShortSharesMargin = 0.95;
 
-// Kernel 15's plan (plan_few_tiles_weighing, above): the first pass's pick, or the second's where that is
-// kShortSharesMargin ahead.
+// Two long shares of wide tiles. Taken apart along K, section 10's 128 × 256 tiles in two shares took about 1.1 times a
+// whole tile's time a k block, not kEvenSplitSlowdown's 1.25 (fitted on 64-row tiles), but charged so wherever the plan
+// could take them, such splits lost 3-28 % on one to five of 20 fresh shapes in each of six checks, where they replaced
+// another even split (section 26) or a split over every cluster, and were level where shares were 32-36 k blocks
+// (section 30, call 4). So a third pass charges kTwoSharesSlowdown, and its pick is taken only where it is 128-row
+// tiles of 192 or 256 columns in two shares of kLongTwoSharesBlocks or more, the pick before it runs whole tiles, and
+// the model puts it kShortSharesMargin ahead. Shaped on call 4's 24 shapes and checked on 24 fresh ones (section 30,
+// call 5: off the lines, whole 128 × 128 tiles in 2 × 2 clusters replaced): 0.90 of kernel 15's time in the geometric
+// mean in each of two runs (predicted 0.88-0.96), none 3 % slower in both.
+constexpr double kTwoSharesSlowdown = 1.1;
+constexpr int kLongTwoSharesBlocks = 64;
+
+// Kernel 15's plan: the first pass's pick (plan_few_tiles_weighing, above), the second's where it is
+// kShortSharesMargin ahead, and then the third's where the rule above admits it.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, int clusters, int only_tiling = -1,
                                                           int quad_clusters = 0, FewTilesMemory memory = {}) {
   const FewTilesPlan plan =
       plan_few_tiles_weighing(m, n, k, clusters, only_tiling, quad_clusters, memory, kLongCandidateShareBlocks);
   const FewTilesPlan shorter =
       plan_few_tiles_weighing(m, n, k, clusters, only_tiling, quad_clusters, memory, kShortCandidateShareBlocks);
-  return shorter.cycles <= kShortSharesMargin * plan.cycles ? shorter : plan;
+  const FewTilesPlan chosen = shorter.cycles <= kShortSharesMargin * plan.cycles ? shorter : plan;
+  const FewTilesPlan pairs = plan_few_tiles_weighing(m, n, k, clusters, only_tiling, quad_clusters, memory,
+                                                     kLongCandidateShareBlocks, kTwoSharesSlowdown);
+  const bool long_wide_pair = pairs.block_m == 128 && pairs.block_n >= 192 && pairs.schedule.even_shares() == 2 &&
+                              pairs.k_blocks / 2 >= kLongTwoSharesBlocks;
+  const bool whole_before = chosen.schedule.whole_tiles == chosen.schedule.tiles;
+  return long_wide_pair && whole_before && pairs.cycles <= kShortSharesMargin * chosen.cycles ? pairs : chosen;
 }
 
 // C transposed. C = A·Bᵀ is also Cᵀ = B·Aᵀ: the N × M × K problem with the operands swapped, its C stored transposed.

@@ -545,6 +545,46 @@ TEST(FewTiles, ShortSharesWhereFivePerCentAhead) {
   EXPECT_NEAR(moves.cycles, 1.25 * 30 * 609.28 + 3 * 4800 + 3300, 1e-6);
 }
 
+// Two shares of 128 × 192 or 128 × 256 tiles charged 1.1 a k block (a third pass), taken only where each share keeps 64
+// k blocks, the pick before runs whole tiles and the model puts the pair 5 % ahead. A 128 × 192 k block: 1.04 · 768 =
+// 798.72 cycles, 1.25 times that in pairs off the lines; a 128 × 128 one in 2 × 2 clusters 1.06 · 609.28.
+TEST(FewTiles, TwoLongSharesOfWideTilesOnlyAgainstWholeTiles) {
+  // 968 × 1536 × 12296 (off the lines), 193 k blocks. Whole 128 × 128 tiles in 2 × 2 clusters: 4 × 6 = 24 cluster tiles
+  // on 24 of 30, 193 · 1.06 · 609.28 + 3300 = 127946.52. 128 × 192 in 2 × 1: 4 × 8 = 32 cluster tiles, ⌊66 / 32⌋ = 2
+  // shares of 96-97: 1.1 · 193 / 2 · 1.25 · 798.72 + 1.5 · 4800 + 3300 = 116480.16, 0.91 of it: taken.
+  const FewTilesPlan before = plan_few_tiles_weighing(968, 1536, 12296, 66, -1, 30, {}, kLongCandidateShareBlocks);
+  EXPECT_TRUE(before.quad_clusters());
+  EXPECT_EQ(before.block_n, 128);
+  EXPECT_FALSE(before.schedule.splits());
+  EXPECT_NEAR(before.cycles, 193 * 1.06 * 609.28 + 3300, 1e-6);
+  const FewTilesPlan pair = plan_few_tiles(968, 1536, 12296, 66, -1, 30);
+  EXPECT_EQ(pair.block_m, 128);
+  EXPECT_EQ(pair.block_n, 192);
+  EXPECT_FALSE(pair.cluster_along_n());
+  EXPECT_FALSE(pair.quad_clusters());
+  EXPECT_EQ(pair.cluster_tiles, 32);
+  EXPECT_EQ(pair.schedule.even_shares(), 2);
+  EXPECT_NEAR(pair.cycles, 1.1 * 193 / 2 * 1.25 * 798.72 + 1.5 * 4800 + 3300, 1e-6);
+  // 152 × 6072 × 16184, 253 k blocks: 128 × 192 tiles split over all 30 clusters of four (16 cluster tiles). Two shares
+  // in 2 × 1 clusters are 0.93 of it by the third pass (section 30 measured them 6-7 % slower), but the pick before is
+  // a split: it stays.
+  const FewTilesPlan split = plan_few_tiles(152, 6072, 16184, 66, -1, 30);
+  EXPECT_TRUE(split.quad_clusters());
+  EXPECT_EQ(split.schedule.even_shares(), 0);
+  EXPECT_TRUE(split.schedule.splits());
+  EXPECT_EQ(split.schedule.workers, 30);
+  // 256 × 6144 × 4096, 64 k blocks: whole 64 × 192 tiles, 64 · 1.56 · 384 + 3300 = 41638.56; 128 × 192 in two shares
+  // of 32 would be 1.1 · 32 · 798.72 + 1.5 · 4800 + 3300 = 38614.94, 0.93 of it, but shares under 64 k blocks: it stays.
+  const FewTilesPlan third =
+      plan_few_tiles_weighing(256, 6144, 4096, 66, -1, 0, {}, kLongCandidateShareBlocks, kTwoSharesSlowdown);
+  EXPECT_NEAR(third.cycles, 1.1 * 32 * 798.72 + 1.5 * 4800 + 3300, 1e-6);
+  const FewTilesPlan short_shares = plan_few_tiles(256, 6144, 4096, 66);
+  EXPECT_EQ(short_shares.block_m, 64);
+  EXPECT_EQ(short_shares.block_n, 192);
+  EXPECT_FALSE(short_shares.schedule.splits());
+  EXPECT_NEAR(short_shares.cycles, 64 * 1.56 * 384 + 3300, 1e-6);
+}
+
 // Narrower tiles where kernel 13's 128 × 256 tiles (2 × 1 clusters) make fewer than two rounds; from two to four, only
 // 128-row ones in 2 × 1 clusters and whole rounds; from four, kernel 15 is kernel 13. And every plan's tiles cover C:
 // its cluster tiles are its tiling's, counted here.
