@@ -246,12 +246,11 @@ constexpr double kNarrowRoundsMargin = 1.06;
 // (docs/log/15_few_tiles.md, section 10), even-split candidates lost where the model misses a cost: in 1 × 2 clusters
 // at 128 tokens (128-row tiles, 2-11 % slower on 5 of 8 shapes), with a CTA row wholly below M (its SMs multiply only
 // zeros) and with shares of 16 k blocks (the fix-up outweighs them), so those are no candidates; nor are shares below
-// `min_candidate_share_blocks`. A pass charges a 128-row tile's k block in two shares `two_shares_slowdown`
-// (plan_few_tiles, below, runs three passes). `only_tiling` (an
-// index of few_tiles_tiling) restricts the plan to that tiling wherever it fits, for measuring one against the others.
-// Given the GPU's `memory`, where the pick is a split over every cluster and the rows are on the sectors, whole tiles
-// replace it where they come out kWholeOverDramSplit of its DRAM time or less (above); a split that stays keeps its
-// compute's cycles.
+// `min_candidate_share_blocks`. A pass charges the k blocks of 128-row tiles of 192 or 256 columns in two shares
+// `two_shares_slowdown` (plan_few_tiles, below, runs three passes). `only_tiling` (an index of few_tiles_tiling)
+// restricts the plan to that tiling wherever it fits, for measuring one against the others. Given the GPU's `memory`,
+// where the pick is a split over every cluster and the rows are on the sectors, whole tiles replace it where they come
+// out kWholeOverDramSplit of its DRAM time or less (above); a split that stays keeps its compute's cycles.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n, int k, int clusters, int only_tiling,
                                                                    int quad_clusters, FewTilesMemory memory,
                                                                    int min_candidate_share_blocks,
@@ -374,13 +373,13 @@ constexpr double kShortSharesMargin = 0.95;
 
 // Two long shares of wide tiles. Taken apart along K, section 10's 128 × 256 tiles in two shares took about 1.1 times a
 // whole tile's time a k block, not kEvenSplitSlowdown's 1.25 (fitted on 64-row tiles), but charged so wherever the plan
-// could take them, such splits lost 3-28 % on one to five of 20 fresh shapes in each of six checks, where they replaced
-// another even split (section 26) or a split over every cluster, and were level where shares were 32-36 k blocks
-// (section 30, call 4). So a third pass charges kTwoSharesSlowdown, and its pick is taken only where it is 128-row
-// tiles of 192 or 256 columns in two shares of kLongTwoSharesBlocks or more, the pick before it runs whole tiles, and
-// the model puts it kShortSharesMargin ahead. Shaped on call 4's 24 shapes and checked on 24 fresh ones (section 30,
-// call 5: off the lines, whole 128 × 128 tiles in 2 × 2 clusters replaced): 0.90 of kernel 15's time in the geometric
-// mean in each of two runs (predicted 0.88-0.96), none 3 % slower in both.
+// could take them, such splits lost 3-28 % on one to five of 20-24 fresh shapes in each of six checks, where they
+// replaced another even split (section 26) or a split over every cluster, and were level where shares were 32-36 k
+// blocks (section 30, call 4). So a third pass charges kTwoSharesSlowdown, and its pick is taken only where it is
+// 128-row tiles of 192 or 256 columns in two shares of kLongTwoSharesBlocks or more, the pick before it runs whole
+// tiles, and the model puts it kShortSharesMargin ahead. Shaped on call 4's 24 shapes and checked on 24 fresh ones
+// (section 30, calls 5 and 5b: off the lines, whole 128 × 128 tiles in 2 × 2 clusters replaced): 0.90 of kernel 15's
+// time in the geometric mean in each of two runs (predicted 0.88-0.96), none 3 % slower in both.
 constexpr double kTwoSharesSlowdown = 1.1;
 constexpr int kLongTwoSharesBlocks = 64;
 
