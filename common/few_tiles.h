@@ -154,8 +154,8 @@ struct FewTilesPlan {
 };
 
 // The cycles of an even split of `cluster_tiles` tiles of k_blocks over `clusters` (kEvenSplitSlowdown's model, or
-// `two_shares_slowdown` for tiles of 192 or 256 columns in two shares), or 0 where kernel 15 takes none: more tiles
-// than half the clusters, or shares shorter than `min_share_blocks`.
+// `two_shares_slowdown` a k block where the split has two shares), or 0 where kernel 15 takes none: more tiles than
+// half the clusters, or shares shorter than `min_share_blocks`.
 __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_blocks, int clusters, int block_n,
                                                        double block_cycles,
                                                        int min_share_blocks = StreamKSchedule::kMinEvenShareBlocks,
@@ -163,7 +163,7 @@ __host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_
   if (cluster_tiles <= 0 || 2 * cluster_tiles > clusters) return 0;
   const int shares = StreamKSchedule::make_even_split(cluster_tiles, k_blocks, clusters).even_shares();
   if (k_blocks / shares < min_share_blocks) return 0;
-  const double slowdown = shares == 2 && block_n >= 192 ? two_shares_slowdown : kEvenSplitSlowdown;
+  const double slowdown = shares == 2 ? two_shares_slowdown : kEvenSplitSlowdown;
   return slowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
          kCooperativeBoundaryCycles;
 }
@@ -231,6 +231,12 @@ __host__ __device__ constexpr double split_dram_bytes(const FewTilesPlan& plan, 
 // not tell apart from those 10-18 % faster (docs/log/15_few_tiles.md, section 13).
 constexpr int kNarrowMaxWideRounds = 4;
 constexpr double kNarrowRoundsMargin = 1.06;
+
+// The tilings whose two shares a pass may charge less than kEvenSplitSlowdown (plan_few_tiles, below): 128-row tiles
+// of 192 or 256 columns.
+__host__ __device__ constexpr bool two_shares_charged_less(int block_m, int block_n) {
+  return block_m == 128 && block_n >= 192;
+}
 
 // One pass of kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs (and, where the rows are off
 // the lines, `quad_clusters` resident clusters of four; 0 leaves 2 × 2 clusters out). Where kernel 13's 128 × 256 tiles
@@ -329,7 +335,9 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
       const double even = !along_n && tiles_m % 2 == 0
                               ? even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_n, block_cycles,
                                                   min_candidate_share_blocks,
-                                                  plan.block_m == 128 ? two_shares_slowdown : kEvenSplitSlowdown)
+                                                  two_shares_charged_less(plan.block_m, plan.block_n)
+                                                      ? two_shares_slowdown
+                                                      : kEvenSplitSlowdown)
                               : 0;
       if (even > 0 && even < choice) {
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, workers);
@@ -350,7 +358,8 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
   const double even =
       even_split_cycles(best.cluster_tiles, k_blocks, best.resident_clusters, best.block_n, best_block_cycles,
                         StreamKSchedule::kMinEvenShareBlocks,
-                        best.block_m == 128 ? two_shares_slowdown : kEvenSplitSlowdown);
+                        two_shares_charged_less(best.block_m, best.block_n) ? two_shares_slowdown
+                                                                             : kEvenSplitSlowdown);
   if (even > 0) {
     best.schedule = StreamKSchedule::make_even_split(best.cluster_tiles, k_blocks, best.resident_clusters);
     best.cycles = best.schedule_cycles = even;
@@ -394,8 +403,8 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
   const FewTilesPlan chosen = shorter.cycles <= kShortSharesMargin * plan.cycles ? shorter : plan;
   const FewTilesPlan pairs = plan_few_tiles_weighing(m, n, k, clusters, only_tiling, quad_clusters, memory,
                                                      kLongCandidateShareBlocks, kTwoSharesSlowdown);
-  const bool long_wide_pair = pairs.block_m == 128 && pairs.block_n >= 192 && pairs.schedule.even_shares() == 2 &&
-                              pairs.k_blocks / 2 >= kLongTwoSharesBlocks;
+  const bool long_wide_pair = two_shares_charged_less(pairs.block_m, pairs.block_n) &&
+                              pairs.schedule.even_shares() == 2 && pairs.k_blocks / 2 >= kLongTwoSharesBlocks;
   const bool whole_before = chosen.schedule.whole_tiles == chosen.schedule.tiles;
   return long_wide_pair && whole_before && pairs.cycles <= kShortSharesMargin * chosen.cycles ? pairs : chosen;
 }
