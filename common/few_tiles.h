@@ -401,12 +401,12 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles(int m, int n, int k, i
   const FewTilesPlan shorter =
       plan_few_tiles_weighing(m, n, k, clusters, only_tiling, quad_clusters, memory, kShortCandidateShareBlocks);
   const FewTilesPlan chosen = shorter.cycles <= kShortSharesMargin * plan.cycles ? shorter : plan;
+  if (chosen.schedule.whole_tiles != chosen.schedule.tiles) return chosen;  // the third pass replaces whole tiles only
   const FewTilesPlan pairs = plan_few_tiles_weighing(m, n, k, clusters, only_tiling, quad_clusters, memory,
                                                      kLongCandidateShareBlocks, kTwoSharesSlowdown);
   const bool long_wide_pair = two_shares_charged_less(pairs.block_m, pairs.block_n) &&
                               pairs.schedule.even_shares() == 2 && pairs.k_blocks / 2 >= kLongTwoSharesBlocks;
-  const bool whole_before = chosen.schedule.whole_tiles == chosen.schedule.tiles;
-  return long_wide_pair && whole_before && pairs.cycles <= kShortSharesMargin * chosen.cycles ? pairs : chosen;
+  return long_wide_pair && pairs.cycles <= kShortSharesMargin * chosen.cycles ? pairs : chosen;
 }
 
 // C transposed. C = A·Bᵀ is also Cᵀ = B·Aᵀ: the N × M × K problem with the operands swapped, its C stored transposed.
