@@ -36,7 +36,7 @@ __device__ __forceinline__ void store_accumulators_m64(const float (&acc)[kN / 2
   for (int half = 0; half < 2; ++half) {
     const int row = first_row + wgmma_m64_accumulator(warp_in_group, lane, 2 * half).row;
     if (row >= M) continue;
-    bf16* out_row = c + static_cast<size_t>(row) * N;
+    bf16* const out_row = kTransposed ? nullptr : c + static_cast<size_t>(row) * N;  // C's row: C as given only
 #pragma unroll
     for (int chunk = 0; chunk < kN / 8; ++chunk) {
       if (chunk < first_chunk || chunk >= end_chunk) continue;
