@@ -153,17 +153,25 @@ struct FewTilesPlan {
   __host__ __device__ constexpr bool quad_clusters() const { return cluster_m == 2 && cluster_n == 2; }
 };
 
-// The cycles of an even split of `cluster_tiles` tiles of k_blocks over `clusters` (kEvenSplitSlowdown's model, or
-// `two_shares_slowdown` a k block where the split has two shares), or 0 where kernel 15 takes none: more tiles than
-// half the clusters, or shares shorter than `min_share_blocks`.
-__host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_blocks, int clusters, int block_n,
-                                                       double block_cycles,
+// The tilings whose two shares a pass may charge less than kEvenSplitSlowdown (plan_few_tiles, below): 128-row tiles
+// of 192 or 256 columns.
+__host__ __device__ constexpr bool two_shares_charged_less(int block_m, int block_n) {
+  return block_m == 128 && block_n >= 192;
+}
+
+// The cycles of an even split of `cluster_tiles` block_m × block_n tiles of k_blocks over `clusters`
+// (kEvenSplitSlowdown's model, or `two_shares_slowdown` a k block where the split has two shares of a tiling
+// two_shares_charged_less names), or 0 where kernel 15 takes none: more tiles than half the clusters, or shares
+// shorter than `min_share_blocks`.
+__host__ __device__ constexpr double even_split_cycles(int cluster_tiles, int k_blocks, int clusters, int block_m,
+                                                       int block_n, double block_cycles,
                                                        int min_share_blocks = StreamKSchedule::kMinEvenShareBlocks,
                                                        double two_shares_slowdown = kEvenSplitSlowdown) {
   if (cluster_tiles <= 0 || 2 * cluster_tiles > clusters) return 0;
   const int shares = StreamKSchedule::make_even_split(cluster_tiles, k_blocks, clusters).even_shares();
   if (k_blocks / shares < min_share_blocks) return 0;
-  const double slowdown = shares == 2 ? two_shares_slowdown : kEvenSplitSlowdown;
+  const double slowdown =
+      shares == 2 && two_shares_charged_less(block_m, block_n) ? two_shares_slowdown : kEvenSplitSlowdown;
   return slowdown * k_blocks / shares * block_cycles + kEvenSplitCycles * (block_n / 128.0) * (shares - 1) +
          kCooperativeBoundaryCycles;
 }
@@ -231,12 +239,6 @@ __host__ __device__ constexpr double split_dram_bytes(const FewTilesPlan& plan, 
 // not tell apart from those 10-18 % faster (docs/log/15_few_tiles.md, section 13).
 constexpr int kNarrowMaxWideRounds = 4;
 constexpr double kNarrowRoundsMargin = 1.06;
-
-// The tilings whose two shares a pass may charge less than kEvenSplitSlowdown (plan_few_tiles, below): 128-row tiles
-// of 192 or 256 columns.
-__host__ __device__ constexpr bool two_shares_charged_less(int block_m, int block_n) {
-  return block_m == 128 && block_n >= 192;
-}
 
 // One pass of kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs (and, where the rows are off
 // the lines, `quad_clusters` resident clusters of four; 0 leaves 2 × 2 clusters out). Where kernel 13's 128 × 256 tiles
@@ -317,7 +319,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
         // On the sectors, whole tiles instead of a split over every cluster where they are kWholeOverDramSplit ahead
         // of its loads' time at the DRAM's rate; not where the pick would be split evenly instead (below).
         const bool evenly_later =
-            even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_n, block_cycles) > 0;
+            even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_m, plan.block_n, block_cycles) > 0;
         if (memory.dram_bytes_per_cycle > 0 && rows_on_sectors(k) && plan.schedule.splits() && !evenly_later) {
           const double loads =
               dram_cycles(split_dram_bytes(plan, m, n, k, memory.l2_bytes), memory.dram_bytes_per_cycle);
@@ -333,11 +335,8 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
       // With two CTAs along M and none wholly below M, at most half as many tiles as clusters, shares of at least
       // twice the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
       const double even = !along_n && tiles_m % 2 == 0
-                              ? even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_n, block_cycles,
-                                                  min_candidate_share_blocks,
-                                                  two_shares_charged_less(plan.block_m, plan.block_n)
-                                                      ? two_shares_slowdown
-                                                      : kEvenSplitSlowdown)
+                              ? even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_m, plan.block_n,
+                                                  block_cycles, min_candidate_share_blocks, two_shares_slowdown)
                               : 0;
       if (even > 0 && even < choice) {
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, workers);
@@ -356,10 +355,8 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
   // The pick itself, where its tiles are at most half the clusters: in equal shares, whatever its other schedule
   // (measured ahead of whole tiles and of a split over every cluster wherever it applies).
   const double even =
-      even_split_cycles(best.cluster_tiles, k_blocks, best.resident_clusters, best.block_n, best_block_cycles,
-                        StreamKSchedule::kMinEvenShareBlocks,
-                        two_shares_charged_less(best.block_m, best.block_n) ? two_shares_slowdown
-                                                                             : kEvenSplitSlowdown);
+      even_split_cycles(best.cluster_tiles, k_blocks, best.resident_clusters, best.block_m, best.block_n,
+                        best_block_cycles, StreamKSchedule::kMinEvenShareBlocks, two_shares_slowdown);
   if (even > 0) {
     best.schedule = StreamKSchedule::make_even_split(best.cluster_tiles, k_blocks, best.resident_clusters);
     best.cycles = best.schedule_cycles = even;

@@ -296,11 +296,11 @@ TEST(PingPongChoice, EvenSplits) {
   // even_split_cycles by hand: 12 tiles of 64 × 128, 140 k blocks, 5 shares on 60 of 66 clusters:
   // 1.25 · 28 · 478.72 + 4800 · 4 + 3300 = 39255.2; 16 tiles of 128 × 256, 64 k blocks, 4 shares:
   // 1.25 · 16 · 1024 + 4800 · 2 · 3 + 3300 = 52580; none for 34 tiles (more than half of 66) or shares of 15 k blocks.
-  EXPECT_NEAR(even_split_cycles(12, 140, kClusters, 128, 478.72), 1.25 * 28 * 478.72 + 4800 * 4 + 3300, 1e-6);
-  EXPECT_NEAR(even_split_cycles(16, 64, kClusters, 256, 1024), 1.25 * 16 * 1024 + 4800 * 2 * 3 + 3300, 1e-6);
-  EXPECT_EQ(even_split_cycles(34, 4096, kClusters, 128, 478.72), 0);
-  EXPECT_EQ(even_split_cycles(16, 4 * 15 + 3, kClusters, 128, 478.72), 0);
-  EXPECT_GT(even_split_cycles(16, 4 * 16, kClusters, 128, 478.72), 0);
+  EXPECT_NEAR(even_split_cycles(12, 140, kClusters, 64, 128, 478.72), 1.25 * 28 * 478.72 + 4800 * 4 + 3300, 1e-6);
+  EXPECT_NEAR(even_split_cycles(16, 64, kClusters, 128, 256, 1024), 1.25 * 16 * 1024 + 4800 * 2 * 3 + 3300, 1e-6);
+  EXPECT_EQ(even_split_cycles(34, 4096, kClusters, 64, 128, 478.72), 0);
+  EXPECT_EQ(even_split_cycles(16, 4 * 15 + 3, kClusters, 64, 128, 478.72), 0);
+  EXPECT_GT(even_split_cycles(16, 4 * 16, kClusters, 64, 128, 478.72), 0);
   // 128 × 4096 × 4096: 32 cluster tiles of 64 × 128 (whole by make_few_tiles), 2 shares of 32 k blocks on 64
   // clusters: 1.25 · 32 · 478.72 + 4800 + 3300 = 27248.8, ahead of 16 of 128 × 128 (1 × 2 clusters) in 4 shares,
   // 1.25 · 16 · 609.28 + 4800 · 3 + 3300 = 29885.6.
