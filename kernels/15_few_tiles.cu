@@ -130,6 +130,48 @@ struct Tiling {
   static_assert(kSharedBytes <= 227 * 1024, "sm_90 gives a CTA at most 227 KB of shared memory");
 };
 
+// ---- the consumers' wait and release, without a branch in the k-block loop -------------------------------
+// A lone consumer warpgroup (64-row tiles) is slowed by branches in its k-block loop. In a microbenchmark without
+// loads, kernel 13's loop (its wait a C++ loop around try_wait, its release and the last tile's store behind `if`s) ran
+// the wgmmas at 1.47 times their cycles, the same loop with the two helpers below at 1.00, and with two consumer
+// warpgroups both at 1.00; in this kernel the helpers took 0.96-0.98 of the time on 64-row tiles (docs/log/
+// 15_few_tiles.md, section 32). In the SASS such branches show as BSSY/BSYNC pairs, where a warp's threads meet
+// again: with the helpers, ptxas peels the first k block (the last tile's store) and leaves none in the loop.
+
+// Wait until the phase with parity `phase` of `barrier` has completed, the retry loop inside the asm statement.
+__device__ __forceinline__ void mbarrier_wait_ptx_loop(uint64_t* barrier, uint32_t phase) {
+  asm volatile(
+      "{\n"
+      ".reg .pred complete;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 complete, [%0], %1;\n"
+      "@!complete bra WAIT_%=;\n"
+      "}\n" ::"r"(smem_address(barrier)),
+      "r"(phase)
+      : "memory");
+}
+
+// mbarrier_arrive_cluster_ctas (common/mbarrier.h) where `arrive` holds, each arrival predicated inside its asm
+// statement instead of skipped by a branch.
+template <int kClusterSize>
+__device__ __forceinline__ void mbarrier_arrive_cluster_ctas_predicated(uint64_t* barrier, uint32_t cta_mask,
+                                                                        bool arrive) {
+#pragma unroll
+  for (int cta = 0; cta < kClusterSize; ++cta) {
+    const uint32_t arrive_here = arrive && (cta_mask & (1u << cta)) ? 1u : 0u;
+    asm volatile(
+        "{\n"
+        ".reg .pred arrive;\n"
+        ".reg .b32 remote;\n"
+        "setp.ne.u32 arrive, %2, 0;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "@arrive mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+        "}\n" ::"r"(smem_address(barrier)),
+        "r"(static_cast<uint32_t>(cta)), "r"(arrive_here)
+        : "memory");
+  }
+}
+
 template <typename T>
 __global__ void __launch_bounds__(T::kThreads, 1)
     few_tiles_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -205,9 +247,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     const bool warp_leader = threadIdx.x % 32 == 0;
     const bool store_leader = threadIdx.x % kWarpgroupThreads == 0;  // issues, commits and waits for the stores
     const uint32_t consumer_barrier = 1 + consumer;  // named barrier of this warpgroup's 128 threads (0 is CTA-wide)
-    // One warp's release of a stage: an arrival on the empty barrier of every CTA whose loads fill it.
-    const auto release_stage = [&](int stage) {
-      if (warp_leader) mbarrier_arrive_cluster_ctas<kClusterSize>(&smem.empty[stage], stage_readers);
+    // One warp's release of a stage, where `release` holds: an arrival on the empty barrier of every CTA whose loads
+    // fill it, by the warp's leader, predicated rather than branched to (see the helpers above the kernel).
+    const auto release_stage = [&](int stage, bool release = true) {
+      mbarrier_arrive_cluster_ctas_predicated<kClusterSize>(&smem.empty[stage], stage_readers, warp_leader && release);
     };
     // This warpgroup's part of a schedule slot (common/stream_k.h) in the workspace and the flags: same rank,
     // same consumer.
@@ -262,7 +305,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
       const TileCoord cluster_tile = unpack_tile(tile_order[unit.tile]);
       for (int iteration = 0; iteration < unit.k_blocks(); ++iteration) {  // k blocks in the producer's order
-        mbarrier_wait(&smem.full[read.stage], read.phase);
+        mbarrier_wait_ptx_loop(&smem.full[read.stage], read.phase);
         wgmma_fence();
         const uint32_t a_base = smem_address(smem.a[read.stage]) + consumer * kWgmmaM * kRowBytes;
         const uint32_t b_base = smem_address(smem.b[read.stage]);
@@ -282,10 +325,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         wgmma_commit_group();
         read.advance();
         wgmma_wait_group<1>();  // the previous k block's group is done: release its stage
-        if (iteration > 0) {
-          release_stage(release.stage);
-          release.advance();
-        }
+        release_stage(release.stage, iteration > 0);
+        if (iteration > 0) release.advance();
         if (has_deferred) store_deferred();  // behind this k block's wgmmas
       }
       wgmma_wait_group<0>();  // the tile's last group is done: release its stage too
@@ -481,22 +522,23 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // Each tiling and cluster shape: a 1 × 2 cluster multicasts A, a 2 × 1 cluster B, a 2 × 2 cluster both; all add
 // partial sums through the L2.
 // Only two consumer warpgroups move registers with setmaxnreg. A tile of Cᵀ (kTransposed) is staged with stmatrix
-// .trans.
+// .trans. In a one-consumer tiling's k-block loop, the release after the wait for the k block before is an arrive
+// predicated in place, with no branch or BSSY/BSYNC between them (mbarrier_arrive_cluster_ctas_predicated).
 // sass: sm_90a TilingILi128ELi256ELi2ELi1ELb0E UTMASTG\.2D STSM\.16\.M88\.4 UTMALDG\.2D\.MULTICAST UCGABAR_ARV UCGABAR_WAIT HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D\s SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU REDG\.E\.ADD\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi256ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi128ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi128ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi192ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi192ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi192ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi192ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi128ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi128ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
+// sass: sm_90a TilingILi64ELi192ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
+// sass: sm_90a TilingILi64ELi128ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
+// sass: sm_90a TilingILi64ELi128ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
 // sass: sm_90a TilingILi128ELi256ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x256x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi192ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi128ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi192ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi128ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
+// sass: sm_90a TilingILi64ELi128ELi2ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
 // sass: sm_90a TilingILi128ELi256ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi256ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi256ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x256x16\.F32\.BF16 STG\.E\.STRONG\.GPU
@@ -506,9 +548,9 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // sass: sm_90a TilingILi128ELi128ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi128ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi128ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi192ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi192ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi192ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi128ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi128ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
-// sass: sm_90a TilingILi64ELi128ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi192ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
+// sass: sm_90a TilingILi64ELi192ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
+// sass: sm_90a TilingILi64ELi192ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x192x16\.F32\.BF16 STG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
+// sass: sm_90a TilingILi64ELi128ELi2ELi1ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
+// sass: sm_90a TilingILi64ELi128ELi1ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
+// sass: sm_90a TilingILi64ELi128ELi2ELi2ELb1E STSM\.16\.MT88\.4 UTMASTG\.2D HGMMA\.64x128x16\.F32\.BF16 STG\.E\.STRONG\.GPU DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
