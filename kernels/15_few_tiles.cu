@@ -35,6 +35,10 @@
 //    as any other and stages each tile transposed (stmatrix .trans), so that its boxes go into C at swapped
 //    coordinates; a tile added by slices stores its elements one by one into C's rows.
 //
+// 5. A 64-row tile's lone consumer warpgroup waits for each stage and releases it without a branch in the k-block loop
+//    (the helpers above the kernel): kernel 13's loop, with its branches, slows one warpgroup's wgmmas where two
+//    consumer warpgroups hide it.
+//
 // Where 128 × 256 tiles make two rounds or more: 128 × 256 tiles and kernel 13's schedule, unchanged, but that up to
 // four rounds 128 × 192 or 128 × 128 tiles in whole rounds replace a split last round where the model puts them 6 %
 // ahead. Everything else is kernel 13's.
