@@ -30,9 +30,12 @@ constexpr double kCooperativeBoundaryCycles = 3300;  // kernel 13's cycles per t
 // Each tiling's k block of 64 in the model's cycles: its multiply-adds at the tensor rate (a 128 × 256 × 64 block is
 // 1024 cycles), times what kernel 15 measured over it. Fitted on an H200 to one round of whole tiles per tiling
 // (24 few-tile shapes, each tiling forced; docs/log/15_few_tiles.md, section 6): against 128 × 256 tiles, 128 × 192
-// ones took 1.04 times the rate's cycles, 128 × 128 ones 1.19 (an inference: each wgmma m64n128 reads A from shared
-// memory for half the columns), and the one-consumer tiles 1.56 (64 × 192) and 1.87 (64 × 128): with one consumer
-// warpgroup, nothing covers its waits, and a 64-row tile reads more operand bytes per multiply-add.
+// ones took 1.04 times the rate's cycles, 128 × 128 ones 1.19, and the one-consumer tiles 1.56 (64 × 192) and 1.87
+// (64 × 128). Narrower tiles bring more operand bytes a multiply-add, and with most SMs loading what the L2 delivers
+// paces their k blocks (about 5.2 KB a cycle to all SMs, 51-62 bytes a cycle into each: microbenchmarks, section 33,
+// an inference for the kernel). Whole tiles on most clusters take more than these factors say, the narrow ones most;
+// the factors are kept as a set: 1.87 lowered alone, to 1.70, made kernel 16 1.14 times as slow where its plan moved
+// (section 33).
 constexpr double kNarrowBlockCycles = 512 * 1.19;
 constexpr double kBlock192Cycles = 768 * 1.04;
 constexpr double kOneConsumer192Cycles = 384 * 1.56;
