@@ -5,7 +5,9 @@
 // Four choices, each host-tested:
 // - Tiling. Kernel 13's 128 × 256 tiles, or 128 × 192, 128 × 128, 64 × 192, 64 × 128 ones (few_tiles_tiling): more
 //   tiles, each shorter. Each tiling's k block costs its multiply-adds at the tensor rate times a factor measured on an
-//   H200, more for narrow tiles and most for 64-row ones (one consumer warpgroup).
+//   H200, more for narrow tiles and most for 64-row ones (one consumer warpgroup). And, as one round of whole tiles
+//   only, the fitted widths 128 × 176, 160 and 144, which make about as many tiles as clusters where the others leave
+//   many idle.
 // - Cluster orientation. A 2 × 1 cluster (two CTAs along M, sharing B) covers two tile heights of C, a 1 × 2 cluster
 //   (along N, sharing A) two tile widths; where M or N is not a multiple of that, the last cluster row or column has a
 //   CTA tile wholly outside C, which multiplies the zeros TMA fills in and stores nothing. With 128 tokens (M = 128)
@@ -40,6 +42,17 @@ constexpr double kNarrowBlockCycles = 512 * 1.19;
 constexpr double kBlock192Cycles = 768 * 1.04;
 constexpr double kOneConsumer192Cycles = 384 * 1.56;
 constexpr double kOneConsumer128Cycles = 256 * 1.87;
+// Fitted widths: 128-row tiles of 176, 160 or 144 columns, between 128 and 192 in steps of 16 as cuBLAS's widths go
+// (it ran 144 at 640 × 3584 × 18944), so that the tiles make about one round of the clusters where 128, 192 and 256
+// leave many idle. Each factor is the line through 128 × 192's and 128 × 128's by the operand bytes a multiply-add,
+// (128 + N) / N (1.07, 1.10, 1.14), raised 5 %: on 30 shapes the fitted widths took 1.00-1.33 times the model's
+// cycles, kernel 15's other tilings 1.04-1.15 (docs/log/15_few_tiles.md, section 35).
+constexpr double kFitted176Factor = 1.125;
+constexpr double kFitted160Factor = 1.155;
+constexpr double kFitted144Factor = 1.20;
+// In 1 × 2 clusters (each CTA loading its whole B) they measured 1.09-1.33 times the model's cycles against 1.00-1.17
+// in 2 × 1 (section 35), so a fitted width's k block there is charged this much more.
+constexpr double kFittedAlongNSlowdown = 1.10;
 // An even split (StreamKSchedule::make_even_split) in S shares: a share's k blocks take kEvenSplitSlowdown times a whole
 // tile's, and the fix-up kEvenSplitCycles for each of the S - 1 partials an owner adds, per 64 × 128 partial of a
 // consumer warpgroup (the consumers add theirs side by side; a 64 × 256 one costs twice as much). Fitted on an H200 to
@@ -79,22 +92,29 @@ __host__ __device__ constexpr int operand_fill_bytes(int k) {
   return rows_off_lines(k) ? kOffLinesFillBytes : kOnLinesFillBytes;
 }
 
-// The CTA tiles kernel 15 launches, widest first: block_m rows (two consumer warpgroups of 64 rows, or one) by
-// block_n columns, and the cycles a k block of 64 takes (the model's unit).
+// The CTA tiles kernel 15 launches, widest first, then the fitted widths: block_m rows (two consumer warpgroups of 64
+// rows, or one) by block_n columns, and the cycles a k block of 64 takes (the model's unit).
 struct FewTilesTiling {
   int block_m = 128;
   int block_n = 256;
   double block_cycles = 1024;
 };
-constexpr int kFewTilesTilings = 5;
+constexpr int kFewTilesTilings = 8;
 __host__ __device__ constexpr FewTilesTiling few_tiles_tiling(int index) {
   switch (index) {
     case 0: return {128, 256, 1024};
     case 1: return {128, 192, kBlock192Cycles};
     case 2: return {128, 128, kNarrowBlockCycles};
     case 3: return {64, 192, kOneConsumer192Cycles};
-    default: return {64, 128, kOneConsumer128Cycles};
+    case 4: return {64, 128, kOneConsumer128Cycles};
+    case 5: return {128, 176, 704 * kFitted176Factor};
+    case 6: return {128, 160, 640 * kFitted160Factor};
+    default: return {128, 144, 576 * kFitted144Factor};
   }
+}
+// Whether a tiling is a fitted width: 128 rows, a width that is no multiple of the 64-column store box.
+__host__ __device__ constexpr bool fitted_width(int block_m, int block_n) {
+  return block_m == 128 && block_n % 64 != 0;
 }
 
 // CTA tiles (block_m × block_n) an m × n problem computes in clusters of cluster_m × cluster_n CTAs, those outside C
@@ -241,6 +261,16 @@ __host__ __device__ constexpr double split_dram_bytes(const FewTilesPlan& plan, 
 // changes the plan: 0.95 of the time in the geometric mean (0.82-1.05), but 3 of them 5 % slower, which the model does
 // not tell apart from those 10-18 % faster (docs/log/15_few_tiles.md, section 13).
 constexpr int kNarrowMaxWideRounds = 4;
+// A fitted width (few_tiles_tiling) is a candidate only as one round of whole tiles on more than half the clusters, in
+// 2 × 1 or 1 × 2 clusters; only where M's last 128-row tile is more than half full (fitted_rows_fill: 181 × 9496 ×
+// 15808, 183 × 8560 × 4544 and 388 × 4864 × 7488, with 53, 55 and 4 rows there, took 1.03-1.14 times the time of the
+// 64-row tiles or Cᵀ the plan had before); and taken only where the model puts it kFittedWidthMargin ahead, its factors
+// being interpolated. It is compared with a split over every cluster at the split's time on the DRAM where that is
+// longer than its compute (split_dram_bytes): such splits measured up to 1.95 times the model's compute cycles (640 ×
+// 3584 × 18944: 752 MB read in 203 µs), which whole tiles of another tiling do not beat by kWholeOverDramSplit, but
+// whole tiles of a fitted width can (section 35).
+constexpr double kFittedWidthMargin = 1.05;
+__host__ __device__ constexpr bool fitted_rows_fill(int m) { return m % 128 == 0 || m % 128 > 64; }
 constexpr double kNarrowRoundsMargin = 1.06;
 
 // One pass of kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs (and, where the rows are off
@@ -277,6 +307,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
   FewTilesPlan best;
   double best_choice = 0;  // what the candidates are compared by
   double best_block_cycles = 1024;
+  double best_against_fitted = 0;  // best_choice, or a split over every cluster that stays at its DRAM time if longer
   for (int index = 0; index < kFewTilesTilings; ++index) {
     if (only_tiling >= 0 && index != only_tiling) continue;
     const FewTilesTiling tiling = few_tiles_tiling(index);
@@ -285,7 +316,10 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
       if (along_n && !few_tiles_cluster_along_n(m, n, tiling.block_n, tiling.block_m)) continue;
       if (quad && !quad_candidates) continue;
       const int workers = quad ? quad_clusters : clusters;
-      const double block_cycles = tiling.block_cycles * (quad ? kOffLineQuadSlowdown : pair_slowdown);
+      const bool fitted = fitted_width(tiling.block_m, tiling.block_n);
+      const double block_cycles = tiling.block_cycles * (quad ? kOffLineQuadSlowdown : pair_slowdown) *
+                                  (fitted && along_n ? kFittedAlongNSlowdown : 1.0);
+      double dram_choice = 0;  // a split over every cluster that stays: the larger of its compute and its DRAM time
       FewTilesPlan plan;
       plan.block_m = tiling.block_m;
       plan.block_n = tiling.block_n;
@@ -301,9 +335,15 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
       if (rows > 0xffff || columns > 0xffff) continue;  // the tile table's 16-bit coordinates (128 × 256: the rule's)
       // A narrow tiling where the wide tiles make rounds: 128 rows, 2 × 1 clusters, a few rounds (and whole, below).
       const bool narrow_in_rounds = plan.narrow() && !few_wide_tiles && only_tiling < 0;
+      // Fitted widths: in clusters of two, where the tiles are few, and M's last tile more than half full.
+      if (fitted && (quad || narrow_in_rounds || !fitted_rows_fill(m))) continue;
       if (narrow_in_rounds && (tiling.block_m != 128 || along_n || !some_wide_rounds)) continue;
       plan.cluster_tiles = static_cast<int>(rows * columns);
       plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, workers, block_cycles);
+      if (fitted && only_tiling < 0) {  // one round of whole tiles on more than half the clusters, or no candidate
+        if (plan.cluster_tiles > workers || 2 * plan.cluster_tiles <= workers) continue;
+        plan.schedule = {plan.cluster_tiles, k_blocks, plan.cluster_tiles, plan.cluster_tiles};
+      }
       if (narrow_in_rounds && plan.schedule.splits()) continue;  // whole rounds only (no even split in rounds either)
       double choice = 0;
       if (plan.cluster_tiles >= workers) {
@@ -332,26 +372,32 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
             plan.schedule = {plan.cluster_tiles, k_blocks, plan.cluster_tiles, plan.cluster_tiles};  // one each
             plan.cycles = whole;
             plan.whole_over_dram = true;
+          } else {
+            dram_choice = split;
           }
         }
       }
       // With two CTAs along M and none wholly below M, at most half as many tiles as clusters, shares of at least
       // twice the shortest the plan's pick may take: every tile in equal shares, where that is ahead.
-      const double even = !along_n && tiles_m % 2 == 0
+      const double even = !along_n && tiles_m % 2 == 0 && !fitted
                               ? even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_m, plan.block_n,
                                                   block_cycles, min_candidate_share_blocks, two_shares_slowdown)
                               : 0;
       if (even > 0 && even < choice) {
         plan.schedule = StreamKSchedule::make_even_split(plan.cluster_tiles, k_blocks, workers);
         plan.cycles = choice = even;
+        dram_choice = 0;
       }
       plan.schedule_cycles = choice;
       if (narrow_in_rounds) choice *= kNarrowRoundsMargin;  // compared with this margin
+      if (fitted) choice *= kFittedWidthMargin;             // and this one
       const bool same_tiling = best.block_m == plan.block_m && best.block_n == plan.block_n;
-      if (best.cluster_tiles == 0 || choice < best_choice || (along_n && same_tiling && choice <= best_choice)) {
+      const double rival = fitted ? best_against_fitted : best_choice;
+      if (best.cluster_tiles == 0 || choice < rival || (along_n && same_tiling && choice <= rival)) {
         best = plan;
         best_choice = choice;
         best_block_cycles = block_cycles;
+        best_against_fitted = dram_choice > choice ? dram_choice : choice;
       }
     }
   }

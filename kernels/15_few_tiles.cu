@@ -7,8 +7,11 @@
 // 128 × 256 tiles make fewer than two rounds:
 //
 // 1. Narrower tiles: 128 × 192, 128 × 128 (two consumer warpgroups of 64 rows, as kernel 13), 64 × 192 and 64 × 128
-//    (one consumer warpgroup), where the plan's model puts them ahead. The tile is a template parameter (Tiling): the
-//    wgmma's N is its width, the stages as many as fit in 200 KB. cuBLAS runs such tiles on such shapes.
+//    (one consumer warpgroup), where the plan's model puts them ahead; and the fitted widths 128 × 176, 160 and 144,
+//    only as one round of whole tiles on more than half the clusters, where 128, 192 and 256 columns leave many idle
+//    (640 × 3584 × 18944: 25 tiles of 144 across, 65 cluster tiles). The tile is a template parameter (Tiling): the
+//    wgmma's N is its width, the stages as many as fit in 200 KB; a fitted width's columns past its last 64-column
+//    store box go from the registers straight to C. cuBLAS runs such tiles on such shapes.
 // 2. All resident clusters are launched, and when the tiles are fewer than the clusters and a split pays, every tile is
 //    split along K (common/stream_k.h): over all of them (make_few_tiles: each cluster gets the same number of k
 //    blocks, the tail of one tile and the head of the next) or, where the tiles are at most half the clusters, into
@@ -87,7 +90,8 @@ constexpr int kRowBytes = kBlockK * sizeof(bf16);
 constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest box a 128B-swizzled TMA takes
 
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
-// two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128,
+// two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128
+// (or, with 128 rows, a fitted width: 176, 160 or 144),
 // and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B), 1 × 2 (along N, they
 // share A) or 2 × 2 (both); kTransposed where the kernel computes Cᵀ = B·Aᵀ and stores it into C.
 template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_, bool kTransposed_ = false>
@@ -104,19 +108,27 @@ struct Tiling {
   static constexpr int kSliceRowsA = kBlockM / kClusterN;  // rows of A this CTA loads for its cluster row
   static constexpr int kSliceRowsB = kBlockN / kClusterM;  // rows of B this CTA loads for its cluster column
   static constexpr int kTileBytesB = kBlockN * kBlockK * sizeof(bf16);
-  // As many stages as fit in 200 KB: 4 × 48 KB (128 × 256), 5 × 40 KB (128 × 192), 6 × 32 KB, 8 × 24 KB (64 × 128).
+  // As many stages as fit in 200 KB: 4 × 48 KB (128 × 256), 5 × 34-40 KB (128 × 144-192), 6 × 32 KB, 8 × 24 KB
+  // (64 × 128).
   static constexpr int kStages = 200 * 1024 / (kTileBytesA + kTileBytesB);
   static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
-  // The epilogue's staging: a consumer's 64 × kBlockN tile goes out in kStoreRounds rounds of kStoreBoxes boxes of
-  // 64 × 64 (two rounds of two boxes or one; 192 columns in three of one).
-  static constexpr int kStoreRounds = kBlockN == 192 ? 3 : 2;
-  static constexpr int kStoreBoxes = kBlockN / kBoxCols / kStoreRounds;
-  static constexpr int kChunksPerRound = kBlockN / 8 / kStoreRounds;  // 8-column accumulator chunks per round
-  static constexpr int kPackedPerRound = 2 * kChunksPerRound;         // a round's accumulators as bf16 pairs
+  // The epilogue's staging: the whole 64-column boxes of a consumer's 64 × kBlockN tile go out in kStoreRounds rounds
+  // of kStoreBoxes boxes of 64 × 64 (two rounds of two boxes or one; 192 columns in three of one). A fitted width's
+  // last kTailChunks 8-column chunks (16-48 columns) are stored from the registers instead, so that no box reaches
+  // into the next tile.
+  static constexpr int kBoxedCols = kBlockN / kBoxCols * kBoxCols;
+  static constexpr int kTailChunks = (kBlockN - kBoxedCols) / 8;
+  static constexpr int kStoreRounds = kBoxedCols == 192 ? 3 : 2;
+  static constexpr int kStoreBoxes = kBoxedCols / kBoxCols / kStoreRounds;
+  static constexpr int kChunksPerRound = kBoxedCols / 8 / kStoreRounds;  // 8-column accumulator chunks per round
+  static constexpr int kPackedPerRound = 2 * kChunksPerRound;            // a round's accumulators as bf16 pairs
   static constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile
-  static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128, "wgmma m64n256k16, m64n192k16 or m64n128k16");
+  static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128 || kBlockN == 176 || kBlockN == 160 ||
+                    kBlockN == 144,
+                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144 or 128");
   static_assert(kBlockM == 128 || kBlockM == 64, "two consumer warpgroups or one");
-  static_assert(kBlockN % (kBoxCols * kStoreRounds) == 0);
+  static_assert(kTailChunks == 0 || kBlockM == 128, "fitted widths are 128-row tiles");
+  static_assert(kBoxedCols % (kBoxCols * kStoreRounds) == 0);
   static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
   static_assert(kBlockM % (8 * kClusterN) == 0 && kBlockN % (8 * kClusterM) == 0,
                 "each multicast slice is a whole number of 8-row swizzle atoms");
@@ -189,7 +201,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   constexpr int kTileBytesA = T::kTileBytesA, kTileBytesB = T::kTileBytesB;
   constexpr int kStoreBoxes = T::kStoreBoxes, kChunksPerRound = T::kChunksPerRound;
   constexpr int kPackedPerRound = T::kPackedPerRound, kPartialFloats = T::kPartialFloats;
-  constexpr int kStoreRounds = T::kStoreRounds;
+  constexpr int kStoreRounds = T::kStoreRounds, kBoxedCols = T::kBoxedCols, kTailChunks = T::kTailChunks;
   constexpr bool kTransposed = T::kTransposed;  // `problem` is N × M × K, its C a tile of Cᵀ: stored transposed
   auto& smem = shared_storage<typename T::SharedStorage>();
   const int worker = cluster_index();  // the schedule's workers are clusters
@@ -323,6 +335,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
             wgmma_m64n256k16(acc, descriptor_a, descriptor_b, accumulate);
           else if constexpr (kBlockN == 192)
             wgmma_m64n192k16(acc, descriptor_a, descriptor_b, accumulate);
+          else if constexpr (kBlockN == 176)
+            wgmma_m64n176k16(acc, descriptor_a, descriptor_b, accumulate);
+          else if constexpr (kBlockN == 160)
+            wgmma_m64n160k16(acc, descriptor_a, descriptor_b, accumulate);
+          else if constexpr (kBlockN == 144)
+            wgmma_m64n144k16(acc, descriptor_a, descriptor_b, accumulate);
           else
             wgmma_m64n128k16(acc, descriptor_a, descriptor_b, accumulate);
         }
@@ -370,6 +388,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           if (schedule.contributes_to(contributor, unit.tile)) add_flagged_partial(slot_of(contributor), 0, kChunks);
         }
       }
+      if constexpr (kTailChunks > 0)  // a fitted width's columns past its last whole box
+        store_accumulators_m64<kBlockN, kTransposed>(acc, problem.c, problem.m, problem.n, row, col, kBoxedCols / 8,
+                                                     kChunks);
 #pragma unroll
       for (int round = 0; round < kStoreRounds - 1; ++round)
         store_round(round, row, col,
@@ -468,6 +489,14 @@ GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan
                                 : prepare_tiling<Tiling<kBlockM, kBlockN, 2, 1, kTransposed>>(problem, plan.schedule);
 }
 
+// A fitted width, in clusters of two only (the plan takes no 2 × 2 clusters for them).
+template <int kBlockN, bool kTransposed>
+GemmLaunch prepare_fitted(const GemmProblem& problem, const FewTilesPlan& plan) {
+  if (plan.quad_clusters()) throw std::logic_error("kernel 15 has no fitted width in 2 × 2 clusters");
+  return plan.cluster_along_n() ? prepare_tiling<Tiling<128, kBlockN, 1, 2, kTransposed>>(problem, plan.schedule)
+                                : prepare_tiling<Tiling<128, kBlockN, 2, 1, kTransposed>>(problem, plan.schedule);
+}
+
 // The plan's tile size, for C or for Cᵀ.
 template <bool kTransposed>
 GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
@@ -475,6 +504,9 @@ GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
     return plan.block_n == 192 ? prepare_oriented<64, 192, kTransposed>(problem, plan)
                                : prepare_oriented<64, 128, kTransposed>(problem, plan);
   if (plan.block_n == 192) return prepare_oriented<128, 192, kTransposed>(problem, plan);
+  if (plan.block_n == 176) return prepare_fitted<176, kTransposed>(problem, plan);
+  if (plan.block_n == 160) return prepare_fitted<160, kTransposed>(problem, plan);
+  if (plan.block_n == 144) return prepare_fitted<144, kTransposed>(problem, plan);
   if (plan.block_n == 128) return prepare_oriented<128, 128, kTransposed>(problem, plan);
   return prepare_oriented<128, 256, kTransposed>(problem, plan);
 }
@@ -526,7 +558,8 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // Each tiling and cluster shape: a 1 × 2 cluster multicasts A, a 2 × 1 cluster B, a 2 × 2 cluster both; all add
 // partial sums through the L2.
 // Only two consumer warpgroups move registers with setmaxnreg. A tile of Cᵀ (kTransposed) is staged with stmatrix
-// .trans. In every one-consumer tiling's k-block loop (the one line for all of them), the release after the wait for
+// .trans. A fitted width stages its whole boxes and stores its last columns from the registers (STG; of Cᵀ, 2-byte
+// ones). In every one-consumer tiling's k-block loop (the one line for all of them), the release after the wait for
 // the k block before is an arrive predicated in place, with no branch or BSSY/BSYNC between them
 // (mbarrier_arrive_cluster_ctas_predicated).
 // sass: sm_90a TilingILi64E DEPBAR\.LE\sgsb0,\s0x1\b((?!BSSY|BSYNC|BRA)[\s\S]){0,3000}?@!?P\d\sSYNCS\.ARRIVE\.TRANS64\.RED
@@ -536,6 +569,15 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // sass: sm_90a TilingILi128ELi128ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi192ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi192ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi176E UTMALDG\.2D\.MULTICAST HGMMA\.64x176x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi160E UTMALDG\.2D\.MULTICAST HGMMA\.64x160x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi144E UTMALDG\.2D\.MULTICAST HGMMA\.64x144x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi176ELi2ELi1ELb0E STSM\.16\.M88\.4 STG\.E\s
+// sass: sm_90a TilingILi128ELi176ELi2ELi1ELb1E STSM\.16\.MT88\.4 STG\.E\.U16
+// sass: sm_90a TilingILi128ELi160ELi2ELi1ELb0E STSM\.16\.M88\.4 STG\.E\s
+// sass: sm_90a TilingILi128ELi160ELi2ELi1ELb1E STSM\.16\.MT88\.4 STG\.E\.U16
+// sass: sm_90a TilingILi128ELi144ELi2ELi1ELb0E STSM\.16\.M88\.4 STG\.E\s
+// sass: sm_90a TilingILi128ELi144ELi2ELi1ELb1E STSM\.16\.MT88\.4 STG\.E\.U16
 // sass: sm_90a TilingILi64ELi192ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi64ELi192ELi1ELi2ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x192x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi64ELi128ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU

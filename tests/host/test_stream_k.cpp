@@ -784,23 +784,103 @@ TEST(FewTiles, WholeTilesWhereASplitWaitsOnTheDram) {
   EXPECT_DOUBLE_EQ(plan.schedule_cycles, compute_only.schedule_cycles);
 }
 
-// Where the split does not wait on the DRAM it stays: 208 × 8608 × 12160 (one cluster row, A in the L2) reads 214 MB,
-// 92816 cycles, under its compute. With K % 16 == 8 (1032 × 1872 × 20936: rows off the 32-byte sectors, where whole
-// tiles measured as DRAM-bound as the split) no whole tiles replace it, whatever its DRAM time. And without the DRAM's
-// rate nothing is weighed.
+// Where the split does not wait on the DRAM it stays: 192 × 8608 × 12160 (one cluster row, A in the L2) reads
+// 4669440 + 209346560 bytes, 92647 cycles, under its compute (208 rows read as much, but there a fitted width's last
+// tile is more than half full, and the plan takes 60 whole 128 × 144 cluster tiles). With K % 16 == 8 (1032 × 1872 ×
+// 20936: rows off the 32-byte sectors, where whole tiles measured as DRAM-bound as the split) no whole tiles replace
+// it, whatever its DRAM time. And without the DRAM's rate nothing is weighed.
 TEST(FewTiles, SplitKeptWhereTheDramDoesNotDecide) {
   const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
-  const FewTilesPlan one_row = plan_few_tiles(208, 8608, 12160, 66, -1, 0, h200);
+  const FewTilesPlan one_row = plan_few_tiles(192, 8608, 12160, 66, -1, 0, h200);
+  EXPECT_EQ(one_row.block_n, 192);
   EXPECT_EQ(one_row.cluster_tiles, 45);
   EXPECT_TRUE(one_row.schedule.splits());
   EXPECT_FALSE(one_row.whole_over_dram);
-  EXPECT_DOUBLE_EQ(one_row.cycles, plan_few_tiles(208, 8608, 12160, 66).cycles);
+  EXPECT_DOUBLE_EQ(one_row.cycles, plan_few_tiles(192, 8608, 12160, 66).cycles);
   const FewTilesPlan off_sectors = plan_few_tiles(1032, 1872, 20936, 66, -1, 0, h200);
   EXPECT_FALSE(rows_on_sectors(20936));
   EXPECT_TRUE(off_sectors.schedule.splits());
   EXPECT_FALSE(off_sectors.whole_over_dram);
   const FewTilesPlan no_rate = plan_few_tiles(1032, 1872, 20928, 66, -1, 0, {0, 60.0 * 1024 * 1024});
   EXPECT_TRUE(no_rate.schedule.splits());
+}
+
+// Fitted widths (128 × 176, 160, 144): one round of whole tiles on more than half the clusters, in clusters of two, with
+// M's last 128-row tile more than half full, where the model puts them 5 % ahead; in 1 × 2 clusters each k block
+// charged 1.10 more; against a split over every cluster that stays, at the larger of its compute and its DRAM time.
+// Figures by hand from the constants (k blocks of 576 · 1.20 = 691.2 cycles for 144, 640 · 1.155 = 739.2 for 160,
+// 704 · 1.125 = 792 for 176; 768 · 1.04 = 798.72 for 128 × 192; 3300 a tile boundary).
+TEST(FewTiles, FittedWidthsMakeOneRound) {
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  // 1024 × 2304 × 2048, 32 k blocks: 128 × 192 makes 4 · 12 = 48 cluster tiles in 2 × 1 clusters, 32 · 798.72 + 3300 =
+  // 28859.04; 128 × 144 makes 4 · 16 = 64, 32 · 691.2 + 3300 = 25418.4, times 1.05 = 26689.32: ahead.
+  const FewTilesPlan fills = plan_few_tiles(1024, 2304, 2048, 66, -1, 0, h200);
+  EXPECT_EQ(fills.block_m, 128);
+  EXPECT_EQ(fills.block_n, 144);
+  EXPECT_EQ(fills.cluster_m, 2);
+  EXPECT_EQ(fills.cluster_tiles, 64);
+  EXPECT_EQ(fills.schedule.workers, 64);
+  EXPECT_EQ(fills.schedule.whole_tiles, 64);
+  EXPECT_NEAR(fills.cycles, 32 * 691.2 + 3300, 1e-6);
+  check_schedule(fills.schedule);
+  // 640 × 3584 × 18944, 296 k blocks: the pick without fitted widths is 35 cluster tiles of 128 × 256 in 1 × 2
+  // clusters split over all 66, by compute ~214k cycles; its DRAM bytes, A (24248320, under 30 MiB) once and B
+  // (135790592) by each of 5 cluster rows, take 703201280 / 2310 = 304416 cycles. 128 × 144 in 1 × 2 clusters: 5 rows ×
+  // 13 cluster columns (25 tiles across) = 65, 296 · 691.2 · 1.10 + 3300 = 228354.72, times 1.05 = 239772.5: ahead of
+  // the DRAM time, not of the compute.
+  const FewTilesPlan long_k = plan_few_tiles(640, 3584, 18944, 66, -1, 0, h200);
+  EXPECT_EQ(long_k.block_n, 144);
+  EXPECT_TRUE(long_k.cluster_along_n());
+  EXPECT_EQ(long_k.cluster_tiles, 65);
+  EXPECT_FALSE(long_k.schedule.splits());
+  EXPECT_NEAR(long_k.cycles, 296 * 691.2 * 1.10 + 3300, 1e-6);
+  const FewTilesPlan compute_only = plan_few_tiles(640, 3584, 18944, 66);  // no DRAM rate: the split stays
+  EXPECT_EQ(compute_only.block_n, 256);
+  EXPECT_TRUE(compute_only.schedule.splits());
+  // 181 × 9496 × 15808: the last 128-row tile holds 53 rows, so no fitted width.
+  const FewTilesPlan ragged = plan_few_tiles(181, 9496, 15808, 66, -1, 0, h200);
+  EXPECT_FALSE(fitted_width(ragged.block_m, ragged.block_n));
+  EXPECT_TRUE(fitted_rows_fill(1024));
+  EXPECT_TRUE(fitted_rows_fill(193));
+  EXPECT_FALSE(fitted_rows_fill(192));
+  EXPECT_FALSE(fitted_rows_fill(129));
+  // Never in rounds: 2048 × 2304 × 2048 has 8 · 16 = 128 cluster tiles of 144, two rounds; the plan keeps kernel 13's
+  // tiles there.
+  EXPECT_FALSE(fitted_width(plan_few_tiles(2048, 2304, 2048, 66, -1, 0, h200).block_m,
+                            plan_few_tiles(2048, 2304, 2048, 66, -1, 0, h200).block_n));
+  // The tilings' table: the three fitted widths after the five others.
+  EXPECT_EQ(kFewTilesTilings, 8);
+  for (int index = 0; index < kFewTilesTilings; ++index) {
+    const FewTilesTiling tiling = few_tiles_tiling(index);
+    EXPECT_EQ(fitted_width(tiling.block_m, tiling.block_n), index >= 5) << index;
+  }
+  EXPECT_DOUBLE_EQ(few_tiles_tiling(5).block_cycles, 792);
+  EXPECT_DOUBLE_EQ(few_tiles_tiling(6).block_cycles, 739.2);
+  EXPECT_DOUBLE_EQ(few_tiles_tiling(7).block_cycles, 691.2);
+}
+
+// The shapes of the GPU test gpu_fitted_widths_kernel_15 (tests/CMakeLists.txt) take what it says they take, as kernel
+// 15's launcher plans them (2 × 2 clusters costed only off the lines): each fitted width in 2 × 1 and in 1 × 2 clusters,
+// and 144 for Cᵀ (on 400000 shapes drawn at random, M 150-2100, the plan took 160 and 176 for Cᵀ on none).
+TEST(FewTiles, FittedWidthTestShapesTakeThem) {
+  struct Case {
+    int m, n, k, block_n;
+    bool along_n, transposed;
+  };
+  const Case cases[] = {{1733, 1288, 1024, 144, false, false}, {2033, 1264, 720, 160, false, false},
+                        {630, 3864, 15760, 176, false, false}, {792, 2776, 488, 144, false, true},
+                        {637, 3576, 14208, 144, true, false},  {634, 4000, 20736, 160, true, false},
+                        {863, 3032, 24048, 176, true, false}};
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, h200);
+    EXPECT_EQ(plan.block_m, 128);
+    EXPECT_EQ(plan.block_n, c.block_n);
+    EXPECT_EQ(plan.cluster_along_n(), c.along_n);
+    EXPECT_EQ(plan.transposed, c.transposed);
+    EXPECT_FALSE(plan.schedule.splits());
+  }
 }
 
 // The model presets (llama3-8b and -70b at 128-8192 tokens), 1024³ and 2048³ keep their plans: none is split over every
