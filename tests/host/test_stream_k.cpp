@@ -846,8 +846,8 @@ TEST(FewTiles, FittedWidthsMakeOneRound) {
   EXPECT_FALSE(fitted_rows_fill(129));
   // Never in rounds: 2048 × 2304 × 2048 has 8 · 16 = 128 cluster tiles of 144, two rounds; the plan keeps kernel 13's
   // tiles there.
-  EXPECT_FALSE(fitted_width(plan_few_tiles(2048, 2304, 2048, 66, -1, 0, h200).block_m,
-                            plan_few_tiles(2048, 2304, 2048, 66, -1, 0, h200).block_n));
+  const FewTilesPlan rounds = plan_few_tiles(2048, 2304, 2048, 66, -1, 0, h200);
+  EXPECT_FALSE(fitted_width(rounds.block_m, rounds.block_n));
   // The tilings' table: the three fitted widths after the five others.
   EXPECT_EQ(kFewTilesTilings, 8);
   for (int index = 0; index < kFewTilesTilings; ++index) {
