@@ -1,6 +1,6 @@
 // wgmma: Hopper's warpgroup-level asynchronous matrix multiply. Introduced by kernel 03 (kernel 05 adds m64n256,
-// kernel 14 m64n144, m64n160, m64n176 and m64n184, kernel 15 m64n192); the descriptors it reads its operands through
-// are in common/wgmma_descriptor.h.
+// kernel 14 m64n144, m64n160, m64n176 and m64n184, kernel 15 m64n192; wgmma_m64nNk16 picks one by width); the
+// descriptors it reads its operands through are in common/wgmma_descriptor.h.
 //
 // A warpgroup is 4 consecutive warps (128 threads, the first warp index a multiple of 4). wgmma.mma_async
 // multiplies a 64×16 tile of A by a 16×N tile of B, both read straight from shared memory through 64-bit
@@ -265,6 +265,29 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t descr
         "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
       : "l"(descriptor_a), "l"(descriptor_b), "r"(static_cast<uint32_t>(accumulate)));
+}
+
+// ---- by width ------------------------------------------------------------------------------------------
+// The instruction above of width kN, for kernels whose tile width is a template parameter (kernels 14 and 15).
+template <int kN>
+__device__ __forceinline__ void wgmma_m64nNk16(float (&d)[kN / 2], uint64_t descriptor_a, uint64_t descriptor_b,
+                                               bool accumulate = true) {
+  static_assert(kN == 128 || kN == 144 || kN == 160 || kN == 176 || kN == 184 || kN == 192 || kN == 256,
+                "no wrapper above for this width");
+  if constexpr (kN == 128)
+    wgmma_m64n128k16(d, descriptor_a, descriptor_b, accumulate);
+  else if constexpr (kN == 144)
+    wgmma_m64n144k16(d, descriptor_a, descriptor_b, accumulate);
+  else if constexpr (kN == 160)
+    wgmma_m64n160k16(d, descriptor_a, descriptor_b, accumulate);
+  else if constexpr (kN == 176)
+    wgmma_m64n176k16(d, descriptor_a, descriptor_b, accumulate);
+  else if constexpr (kN == 184)
+    wgmma_m64n184k16(d, descriptor_a, descriptor_b, accumulate);
+  else if constexpr (kN == 192)
+    wgmma_m64n192k16(d, descriptor_a, descriptor_b, accumulate);
+  else
+    wgmma_m64n256k16(d, descriptor_a, descriptor_b, accumulate);
 }
 
 }  // namespace gemm

@@ -167,21 +167,6 @@ __device__ __forceinline__ void store_half_transposed(const float (&acc)[kAccumu
                               [&] { stage_accumulators_m64<true, kLastChunks>(acc, box, 16); });
 }
 
-// One k16 step of a 64-row half: the wgmma of the tile's width.
-template <int kTileN>
-__device__ __forceinline__ void wgmma_pingpong(float (&d)[kTileN / 2], uint64_t descriptor_a, uint64_t descriptor_b,
-                                               bool accumulate) {
-  static_assert(kTileN == 144 || kTileN == 160 || kTileN == 176 || kTileN == 184);
-  if constexpr (kTileN == 144)
-    wgmma_m64n144k16(d, descriptor_a, descriptor_b, accumulate);
-  else if constexpr (kTileN == 160)
-    wgmma_m64n160k16(d, descriptor_a, descriptor_b, accumulate);
-  else if constexpr (kTileN == 176)
-    wgmma_m64n176k16(d, descriptor_a, descriptor_b, accumulate);
-  else
-    wgmma_m64n184k16(d, descriptor_a, descriptor_b, accumulate);
-}
-
 template <int kTileN>
 struct PingPongSharedStorage {
   alignas(1024) bf16 a[kPingPongStages][kBlockM * kBlockK];
@@ -295,9 +280,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
           const uint64_t b_descriptor = wgmma_descriptor_k_major_128b(b_base + k_offset);
-          wgmma_pingpong<kTileN>(top, wgmma_descriptor_k_major_128b(a_base + k_offset), b_descriptor,
+          wgmma_m64nNk16<kTileN>(top, wgmma_descriptor_k_major_128b(a_base + k_offset), b_descriptor,
                                  iteration > 0 || k_step > 0);
-          wgmma_pingpong<kTileN>(bottom, wgmma_descriptor_k_major_128b(a_base + kWgmmaM * kRowBytes + k_offset),
+          wgmma_m64nNk16<kTileN>(bottom, wgmma_descriptor_k_major_128b(a_base + kWgmmaM * kRowBytes + k_offset),
                                  b_descriptor, iteration > 0 || k_step > 0);
         }
         wgmma_commit_group();
@@ -410,17 +395,16 @@ GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters) {
 }
 
 // The kernel is instantiated once for each width common/pingpong_choice.h lists, pingpong_width(0), (1), ..., for C
-// and for Cᵀ.
+// and for Cᵀ; each instance may take its width's shared memory.
+template <int kTileN>
+void allow_width_shared_bytes() {
+  for (const void* kernel : {reinterpret_cast<const void*>(pingpong_kernel<kTileN, false>),
+                             reinterpret_cast<const void*>(pingpong_kernel<kTileN, true>)})
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kPingPongSharedBytes<kTileN>));
+}
 template <int... kIndex>
 void allow_shared_bytes(std::integer_sequence<int, kIndex...>) {
-  (CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<pingpong_width(kIndex), false>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   kPingPongSharedBytes<pingpong_width(kIndex)>)),
-   ...);
-  (CUDA_CHECK(cudaFuncSetAttribute(pingpong_kernel<pingpong_width(kIndex), true>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   kPingPongSharedBytes<pingpong_width(kIndex)>)),
-   ...);
+  (allow_width_shared_bytes<pingpong_width(kIndex)>(), ...);
 }
 
 template <bool kTransposed, int kIndex = 0>
@@ -446,15 +430,20 @@ int pingpong_resident_clusters() {
                                   kClusterSize, std::numeric_limits<int>::max());
 }
 
+// The launch of a planned width and orientation: prepare_pingpong's, or the one kernel 16's estimate made.
+GemmLaunch prepare_pingpong_plan(const GemmProblem& problem, int width, bool transposed) {
+  const int clusters = pingpong_resident_clusters();
+  if (transposed)
+    return prepare_listed_width<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, clusters,
+                                      width);
+  return prepare_listed_width<false>(problem, clusters, width);
+}
+
 GemmLaunch prepare_pingpong(const GemmProblem& problem) {
   // The tile width whose whole rounds need the fewest modelled cycles, for C or, where the token count is ragged and
   // that needs kTransposedMargin fewer, for Cᵀ: the N × M × K problem of B and A (common/pingpong_choice.h).
-  const int clusters = pingpong_resident_clusters();
-  const PingPongPlan plan = plan_pingpong(problem.m, problem.n, problem.k, clusters);
-  if (plan.transposed)
-    return prepare_listed_width<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, clusters,
-                                      plan.widths.width);
-  return prepare_listed_width<false>(problem, clusters, plan.widths.width);
+  const PingPongPlan plan = plan_pingpong(problem.m, problem.n, problem.k, pingpong_resident_clusters());
+  return prepare_pingpong_plan(problem, plan.widths.width, plan.transposed);
 }
 
 }  // namespace gemm

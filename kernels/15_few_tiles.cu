@@ -331,18 +331,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           const uint64_t descriptor_a = wgmma_descriptor_k_major_128b(a_base + k_offset);
           const uint64_t descriptor_b = wgmma_descriptor_k_major_128b(b_base + k_offset);
           const bool accumulate = iteration > 0 || k_step > 0;
-          if constexpr (kBlockN == 256)
-            wgmma_m64n256k16(acc, descriptor_a, descriptor_b, accumulate);
-          else if constexpr (kBlockN == 192)
-            wgmma_m64n192k16(acc, descriptor_a, descriptor_b, accumulate);
-          else if constexpr (kBlockN == 176)
-            wgmma_m64n176k16(acc, descriptor_a, descriptor_b, accumulate);
-          else if constexpr (kBlockN == 160)
-            wgmma_m64n160k16(acc, descriptor_a, descriptor_b, accumulate);
-          else if constexpr (kBlockN == 144)
-            wgmma_m64n144k16(acc, descriptor_a, descriptor_b, accumulate);
-          else
-            wgmma_m64n128k16(acc, descriptor_a, descriptor_b, accumulate);
+          wgmma_m64nNk16<kBlockN>(acc, descriptor_a, descriptor_b, accumulate);
         }
         wgmma_commit_group();
         read.advance();
@@ -481,20 +470,18 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
   return {enqueue, reinterpret_cast<const void*>(kernel)};
 }
 
-// A tile size in the plan's cluster shape.
+// A tile size in the plan's cluster shape. The fitted widths (176, 160, 144) have no 2 × 2 instance: the plan takes
+// them in clusters of two only.
 template <int kBlockM, int kBlockN, bool kTransposed>
 GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan) {
-  if (plan.quad_clusters()) return prepare_tiling<Tiling<kBlockM, kBlockN, 2, 2, kTransposed>>(problem, plan.schedule);
+  if (plan.quad_clusters()) {
+    if constexpr (kBlockN % 64 == 0)
+      return prepare_tiling<Tiling<kBlockM, kBlockN, 2, 2, kTransposed>>(problem, plan.schedule);
+    else
+      throw std::logic_error("kernel 15 has no fitted width in 2 × 2 clusters");
+  }
   return plan.cluster_along_n() ? prepare_tiling<Tiling<kBlockM, kBlockN, 1, 2, kTransposed>>(problem, plan.schedule)
                                 : prepare_tiling<Tiling<kBlockM, kBlockN, 2, 1, kTransposed>>(problem, plan.schedule);
-}
-
-// A fitted width, in clusters of two only (the plan takes no 2 × 2 clusters for them).
-template <int kBlockN, bool kTransposed>
-GemmLaunch prepare_fitted(const GemmProblem& problem, const FewTilesPlan& plan) {
-  if (plan.quad_clusters()) throw std::logic_error("kernel 15 has no fitted width in 2 × 2 clusters");
-  return plan.cluster_along_n() ? prepare_tiling<Tiling<128, kBlockN, 1, 2, kTransposed>>(problem, plan.schedule)
-                                : prepare_tiling<Tiling<128, kBlockN, 2, 1, kTransposed>>(problem, plan.schedule);
 }
 
 // The plan's tile size, for C or for Cᵀ.
@@ -504,9 +491,9 @@ GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
     return plan.block_n == 192 ? prepare_oriented<64, 192, kTransposed>(problem, plan)
                                : prepare_oriented<64, 128, kTransposed>(problem, plan);
   if (plan.block_n == 192) return prepare_oriented<128, 192, kTransposed>(problem, plan);
-  if (plan.block_n == 176) return prepare_fitted<176, kTransposed>(problem, plan);
-  if (plan.block_n == 160) return prepare_fitted<160, kTransposed>(problem, plan);
-  if (plan.block_n == 144) return prepare_fitted<144, kTransposed>(problem, plan);
+  if (plan.block_n == 176) return prepare_oriented<128, 176, kTransposed>(problem, plan);
+  if (plan.block_n == 160) return prepare_oriented<128, 160, kTransposed>(problem, plan);
+  if (plan.block_n == 144) return prepare_oriented<128, 144, kTransposed>(problem, plan);
   if (plan.block_n == 128) return prepare_oriented<128, 128, kTransposed>(problem, plan);
   return prepare_oriented<128, 256, kTransposed>(problem, plan);
 }
@@ -540,16 +527,21 @@ FewTilesMemory few_tiles_memory() {
   return {kDramEfficiency * 2.0 * memory_khz * (bus_bits / 8.0) / sm_khz, static_cast<double>(l2_bytes)};
 }
 
+// The launch of a plan made for `problem` on this GPU: prepare_few_tiles's, or the one kernel 16's estimate made.
+GemmLaunch prepare_few_tiles_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
+  if (plan.transposed)
+    return prepare_plan<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, plan);
+  return prepare_plan<false>(problem, plan);
+}
+
 // The plan (common/few_tiles.h) needs the resident clusters of two, where the rows are off the lines (where it may
 // take 2 × 2 clusters) of four, and the DRAM's rate and the L2's size. Where it plans for Cᵀ, the kernel computes
 // the N × M × K problem of B and A.
 GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
-  const FewTilesPlan plan = plan_few_tiles_or_transposed(problem.m, problem.n, problem.k, resident_clusters<2, 1>(),
-                                                         rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0,
-                                                         few_tiles_memory());
-  if (plan.transposed)
-    return prepare_plan<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, plan);
-  return prepare_plan<false>(problem, plan);
+  return prepare_few_tiles_plan(problem, plan_few_tiles_or_transposed(
+                                             problem.m, problem.n, problem.k, resident_clusters<2, 1>(),
+                                             rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0,
+                                             few_tiles_memory()));
 }
 
 }  // namespace gemm

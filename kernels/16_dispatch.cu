@@ -20,9 +20,10 @@
 
 namespace gemm {
 
-// The launchers this chapter chooses between: kernels/15_few_tiles.cu and kernels/14_pingpong.cu.
-GemmLaunch prepare_few_tiles(const GemmProblem& problem);
-GemmLaunch prepare_pingpong(const GemmProblem& problem);
+// The launchers this chapter chooses between, each given the plan the estimate made for it: kernels/15_few_tiles.cu
+// and kernels/14_pingpong.cu.
+GemmLaunch prepare_few_tiles_plan(const GemmProblem& problem, const FewTilesPlan& plan);
+GemmLaunch prepare_pingpong_plan(const GemmProblem& problem, int width, bool transposed);
 int pingpong_resident_clusters();  // kernel 14's clusters on this GPU: the same launch shape as kernel 15's
 int few_tiles_quad_clusters();     // kernel 15's clusters of four (2 × 2), which it may take where K % 64 != 0
 FewTilesMemory few_tiles_memory();  // the DRAM's rate and the L2's size, by which kernel 15 weighs a split
@@ -32,7 +33,8 @@ GemmLaunch prepare_dispatch(const GemmProblem& problem) {
   const PingPongEstimate estimate =
       estimate_pingpong(problem.m, problem.n, problem.k, pingpong_resident_clusters(),
                         rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0, few_tiles_memory());
-  return estimate.pingpong ? prepare_pingpong(problem) : prepare_few_tiles(problem);
+  return estimate.pingpong ? prepare_pingpong_plan(problem, estimate.pingpong_width, estimate.pingpong_transposed)
+                           : prepare_few_tiles_plan(problem, estimate.few_tiles_plan);
 }
 
 }  // namespace gemm
