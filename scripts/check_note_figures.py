@@ -23,8 +23,11 @@ and gives TFLOP/s with the ratio to cuBLAS in brackets:
     |---|---:|---:|
     | 4096³ | 684 (0.90) | 631 (0.83) |
 
-With --fix the figures that differ are rewritten in place from the CSV (at the precision shown), for when the
-results are measured again; the prose around the tables is not touched.
+A note's size of its chapter's change, "`scripts/diff_chapters.sh NN` (+A −R lines ...)" (the sign and counts on the
+same line as the command), must be what `scripts/diff_chapters.sh NN --stat` prints for the chapters under ROOT.
+
+With --fix the figures that differ are rewritten in place from the CSV (at the precision shown) and the change sizes
+from diff_chapters.sh, for when the results are measured again or a chapter changes; the other prose is not touched.
 
 Exit codes: 0 every figure matches (or was fixed), 1 some figure differs (each printed), 2 bad input.
 """
@@ -33,7 +36,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -43,6 +48,7 @@ HEADER = re.compile(r"^\|\s*shape\s*\|\s*(\d+) TFLOP/s\s*\|\s*cuBLAS\s*\|\s*rati
 CSV_LINK = re.compile(r"\]\(([^)]*\.csv)\)")
 COLUMN_KERNEL = re.compile(r"(\d+): \S")  # a side-by-side table's column head
 SPEED_AND_RATIO = re.compile(r"(\S+) \((\S+)\)")
+DIFF_SIZE = re.compile(r"`scripts/diff_chapters\.sh (\d+)`[^+\n]{0,30}?\+(\d+) −(\d+)")  # a note's size of its change
 
 
 class InputError(Exception):
@@ -104,15 +110,33 @@ def table_head(line: str) -> Optional[tuple[Optional[re.Match], Optional[list[in
     return (None, columns) if columns else None
 
 
+def change_size(root: Path, chapter: int) -> tuple[str, str]:
+    """(added, removed) lines of chapter's code against its base, from scripts/diff_chapters.sh --stat."""
+    result = subprocess.run(["bash", str(Path(__file__).resolve().parent / "diff_chapters.sh"), str(chapter), "--stat"],
+                            capture_output=True, text=True, env={**os.environ, "GEMM_KERNELS_DIR": str(root / "kernels")},
+                            timeout=60)
+    size = re.fullmatch(r"\+(\d+) -(\d+)\n", result.stdout)
+    if result.returncode != 0 or not size:
+        raise InputError(f"diff_chapters.sh {chapter} --stat failed: {result.stderr.strip() or result.stdout}")
+    return size[1], size[2]
+
+
 def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str]]:
     """(tables checked, problems) for one note; with `fix`, the note is rewritten with the CSV's figures."""
     text = note.read_text(encoding="utf-8")
     lines = text.splitlines()
     tables = {i: head for i, line in enumerate(lines) if (head := table_head(line))}
-    if not tables:
-        return 0, []
     problems = []
     changed = False
+    for number, line in enumerate(lines):
+        for size in DIFF_SIZE.finditer(line):
+            want_added, want_removed = change_size(root, int(size[1]))
+            if (size[2], size[3]) != (want_added, want_removed):
+                problems.append(f"{note.name}:{number + 1}: the change of chapter {size[1]} is +{size[2]} −{size[3]}, "
+                                f"diff_chapters.sh gives +{want_added} −{want_removed}")
+                if fix:
+                    lines[number] = lines[number].replace(f"+{size[2]} −{size[3]}", f"+{want_added} −{want_removed}", 1)
+                    changed = True
     for start, (header, columns) in tables.items():
         links = [match for line in lines[:start] for match in CSV_LINK.finditer(line)]
         if not links:
@@ -186,7 +210,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(("fixed: " if args.fix else "") + problem)
     if problems and not args.fix:
         return 1
-    print(f"{checked} measurement tables in {len(notes)} notes match their CSV")
+    print(f"{checked} measurement tables in {len(notes)} notes match their CSV, and their change sizes the code")
     return 0
 
 

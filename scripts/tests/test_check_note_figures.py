@@ -127,5 +127,24 @@ class CheckNoteFiguresTest(unittest.TestCase):
                 self.assertIn(message, result.stderr)
 
 
+    def test_change_size_must_be_the_diffs(self):
+        # Chapter 2 builds on 1; against it, its code (without the header comment) adds two lines and removes one.
+        kernels = self.root / "kernels"
+        (kernels / "registry.inc").write_text('GEMM_KERNEL(1, first, 0, kAny, kAny, "one")\n'
+                                              'GEMM_KERNEL(2, second, 1, kAny, kAny, "two")\n', encoding="utf-8")
+        (kernels / "01_first.cu").write_text("// header\n\nint a = 1;\nint b = 2;\n", encoding="utf-8")
+        (kernels / "02_second.cu").write_text("// another header\n\nint a = 1;\nint b = 3;\nint c = 4;\n",
+                                              encoding="utf-8")
+        right = "# 02\n\n`scripts/diff_chapters.sh 2` (+2 −1 lines against 01): the new line.\n"
+        self.note.write_text(right, encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.note.write_text(right.replace("+2 −1", "+3 −1"), encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("02_second.md:3: the change of chapter 2 is +3 −1, diff_chapters.sh gives +2 −1", result.stdout)
+        self.assertEqual(self.run_script("--fix").returncode, 0)
+        self.assertEqual(self.note.read_text(encoding="utf-8"), right)
+
 if __name__ == "__main__":
     unittest.main()
