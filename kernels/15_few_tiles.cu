@@ -51,6 +51,7 @@
 #include <climits>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/arch.h"
@@ -527,8 +528,13 @@ FewTilesMemory few_tiles_memory() {
   return {kDramEfficiency * 2.0 * memory_khz * (bus_bits / 8.0) / sm_khz, static_cast<double>(l2_bytes)};
 }
 
-// The launch of a plan made for `problem` on this GPU: prepare_few_tiles's, or the one kernel 16's estimate made.
+// The launch of a plan made for `problem` on this GPU: prepare_few_tiles's, or the one kernel 16's estimate made. A
+// plan for more clusters than are resident would leave the round barrier waiting for clusters that never start.
 GemmLaunch prepare_few_tiles_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
+  const int resident = plan.quad_clusters() ? resident_clusters<2, 2>() : resident_clusters<2, 1>();
+  if (plan.resident_clusters != resident)
+    throw std::logic_error("kernel 15 was given a plan for " + std::to_string(plan.resident_clusters) +
+                           " resident clusters; this GPU keeps " + std::to_string(resident));
   if (plan.transposed)
     return prepare_plan<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, plan);
   return prepare_plan<false>(problem, plan);
