@@ -23,6 +23,13 @@ and gives TFLOP/s with the ratio to cuBLAS in brackets:
     |---|---:|---:|
     | 4096³ | 684 (0.90) | 631 (0.83) |
 
+A table whose first column is `shape` may also give, in a column headed `NN ÷ MM, measured`, kernel NN's speed over
+kernel MM's (MM's median time over NN's) from the CSV linked above it, its other columns not checked:
+
+    | shape | the model's pick | 14 ÷ 15, measured |
+    |---|---|---:|
+    | 1024³ | 15 | 0.79 |
+
 A note's size of its chapter's change, "`scripts/diff_chapters.sh NN` (+A −R lines ...)" (the sign and counts on the
 same line as the command), must be what `scripts/diff_chapters.sh NN --stat` prints for the chapters under ROOT.
 
@@ -48,6 +55,7 @@ HEADER = re.compile(r"^\|\s*shape\s*\|\s*(\d+) TFLOP/s\s*\|\s*cuBLAS\s*\|\s*rati
 CSV_LINK = re.compile(r"\]\(([^)]*\.csv)\)")
 COLUMN_KERNEL = re.compile(r"(\d+): \S")  # a side-by-side table's column head
 SPEED_AND_RATIO = re.compile(r"(\S+) \((\S+)\)")
+RATIO_COLUMN = re.compile(r"(\d+) ÷ (\d+), measured")  # a column of one kernel's speed over another's
 DIFF_SIZE = re.compile(r"`scripts/diff_chapters\.sh (\d+)`[^+\n]{0,30}?\+(\d+) −(\d+)")  # a note's size of its change
 
 
@@ -100,6 +108,19 @@ def side_by_side_kernels(line: str) -> Optional[list[int]]:
     return [int(head[1]) for head in heads] if all(heads) else None
 
 
+def ratio_columns(line: str) -> Optional[dict[int, tuple[int, int, str]]]:
+    """{column: (NN, MM, "NN ÷ MM")} for the `NN ÷ MM, measured` columns of a table head whose first column is
+    `shape`."""
+    if not line.startswith("|"):
+        return None
+    cells = table_cells(line)
+    if len(cells) < 2 or cells[0] != "shape":
+        return None
+    columns = {i: (int(match[1]), int(match[2]), cell.split(",")[0]) for i, cell in enumerate(cells)
+               if (match := RATIO_COLUMN.fullmatch(cell))}
+    return columns or None
+
+
 def table_head(line: str) -> Optional[tuple[Optional[re.Match], Optional[list[int]]]]:
     """A measurement table's first line read once: (its one-kernel head, None) or (None, the kernel ids of its
     side-by-side columns); None for any other line."""
@@ -121,13 +142,44 @@ def change_size(root: Path, chapter: int) -> tuple[str, str]:
     return size[1], size[2]
 
 
+def csv_link_above(note: Path, lines: list[str], start: int) -> str:
+    """The last link to a .csv above line `start` of a note: the results file its table comes from."""
+    links = [match for line in lines[:start] for match in CSV_LINK.finditer(line)]
+    if not links:
+        raise InputError(f"{note}: the measurement table at line {start + 1} has no link to a CSV above it")
+    return links[-1][1]
+
+
 def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str]]:
     """(tables checked, problems) for one note; with `fix`, the note is rewritten with the CSV's figures."""
     text = note.read_text(encoding="utf-8")
     lines = text.splitlines()
     tables = {i: head for i, line in enumerate(lines) if (head := table_head(line))}
+    ratio_tables = {i: columns for i, line in enumerate(lines) if (columns := ratio_columns(line))}
     problems = []
     changed = False
+    for start, columns in ratio_tables.items():
+        link = csv_link_above(note, lines, start)
+        results = load_csv((note.parent / link).resolve())
+        for number in range(start + 2, len(lines)):
+            if not lines[number].startswith("|"):
+                break
+            cells = table_cells(lines[number])
+            shape = parse_shape(cells[0])
+            for column, (kernel, over, name) in columns.items():
+                times = [results.get((kernel_id, shape), {}).get("ms_median") for kernel_id in (kernel, over)]
+                if not all(times):
+                    raise InputError(f"{note.name}:{number + 1}: no measurement of kernels {kernel} and {over} at "
+                                     f"{cells[0]} in {link}")
+                want = shown(float(times[1]) / float(times[0]), cells[column])
+                if cells[column] != want:
+                    problems.append(f"{note.name}:{number + 1} ({cells[0]}): {name} says {cells[column]}, "
+                                    f"{link} gives {want}")
+                    cells[column] = want
+                    if fix:
+                        lines[number] = "| " + " | ".join(cells) + " |"
+                        changed = True
+        tables[start] = None  # counted with the measurement tables
     for number, line in enumerate(lines):
         for size in DIFF_SIZE.finditer(line):
             want_added, want_removed = change_size(root, int(size[1]))
@@ -137,11 +189,11 @@ def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str
                 if fix:
                     lines[number] = lines[number].replace(f"+{size[2]} −{size[3]}", f"+{want_added} −{want_removed}", 1)
                     changed = True
-    for start, (header, columns) in tables.items():
-        links = [match for line in lines[:start] for match in CSV_LINK.finditer(line)]
-        if not links:
-            raise InputError(f"{note}: the measurement table at line {start + 1} has no link to a CSV above it")
-        link = links[-1][1]
+    for start, head in tables.items():
+        if head is None:
+            continue
+        header, columns = head
+        link = csv_link_above(note, lines, start)
         results = load_csv((note.parent / link).resolve())
         for number in range(start + 2, len(lines)):
             line = lines[number]

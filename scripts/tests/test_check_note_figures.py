@@ -146,5 +146,25 @@ class CheckNoteFiguresTest(unittest.TestCase):
         self.assertEqual(self.run_script("--fix").returncode, 0)
         self.assertEqual(self.note.read_text(encoding="utf-8"), right)
 
+    def test_ratio_column_is_one_kernels_speed_over_anothers(self):
+        # 02 ÷ 01: kernel 1's median time over kernel 2's, 0.1 / 0.02 = 5.0 at 1024³ and 0.004 / 0.003 = 1.33 below.
+        right = ("# 02\n\nModel and measurement ([results](../results/gpu/compare.csv)):\n\n"
+                 "| shape | the model's pick | 02 ÷ 01, measured |\n|---|---|---:|\n"
+                 "| 1024³ | 02 | 5.0 |\n| 256 × 512 × 64 | 01 | 1.33 |\n")
+        self.note.write_text(right, encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.note.write_text(right.replace("| 1.33 |", "| 0.75 |"), encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("02_second.md:8 (256 × 512 × 64): 02 ÷ 01 says 0.75, ../results/gpu/compare.csv gives 1.33",
+                      result.stdout)
+        self.assertEqual(self.run_script("--fix").returncode, 0)
+        self.assertEqual(self.note.read_text(encoding="utf-8"), right)
+        self.note.write_text(right.replace("02 ÷ 01", "02 ÷ 03"), encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("no measurement of kernels 2 and 3", result.stderr)
+
 if __name__ == "__main__":
     unittest.main()
