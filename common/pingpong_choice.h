@@ -157,6 +157,17 @@ __host__ __device__ constexpr PingPongPlan plan_pingpong(int m, int n, int k, in
 // kernel 16's launch: 0.85-0.86 of the time in the geometric mean, none 3 % slower in both runs.
 constexpr double kPingPongTransposedMargin = 1.075;
 
+// Where kernel 15 splits its last round among many tiles, the split clause weighs kernel 14 at the width it would
+// launch (of its four, the one its plan puts first: pingpong_cycles) instead of the rule's two, wherever that needs
+// fewer cycles, but only where M is a multiple of 128 (every 128-row tile row of kernel 14's whole) and K of 64 (the
+// rows of A and B on the L2's lines): every loss of the launched width in this clause's earlier checks had a ragged
+// last tile row or rows off the lines (docs/log/15_few_tiles.md, section 22). So weighed, on 24 fresh shapes where it
+// changes kernel 16's launch it took 0.89 of the time in each of two runs (one shape 2 % and 10 % slower), and 0.94 on
+// the eight layers it changes among the thirteen models' that chapter 16's notes measure (section 36).
+__host__ __device__ constexpr bool split_weighs_launched_width(int m, int k) {
+  return m % 128 == 0 && !rows_off_lines(k);
+}
+
 struct PingPongEstimate {
   double cooperative_cycles = 0;  // per SM: kernel 15's, by its plan (kernel 13's where the tiles are many)
   bool few_tiles = false;         // kernel 15 takes narrow tiles, or has fewer 128 × 256 cluster tiles than clusters
@@ -170,6 +181,8 @@ struct PingPongEstimate {
   int rule_width = 0;             // the better of the rule's widths (176, 184) on C: what the rule weighs kernel 14 at
   double rule_cycles = 0;         // per SM, with that width
   int rule_rounds = 0;            // its rounds with that width
+  bool split_weighs_launched = false;  // the split clause weighs kernel 14 at the width it launches (below)
+  double split_rule_cycles = 0;   // per SM, what the split clause weighs kernel 14 at: rule_cycles or pingpong_cycles
   bool k_aligned = false;         // rows_on_sectors(k): the only shapes where the rule may take kernel 14
   bool pingpong = false;          // the rule's choice
 };
@@ -202,13 +215,15 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   estimate.rule_rounds = pingpong_plan.as_given.rule_rounds;
   estimate.rule_cycles = weighed(pingpong_plan.as_given.rule_cycles);
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
+  estimate.split_weighs_launched = split_weighs_launched_width(m, k) && estimate.pingpong_cycles < estimate.rule_cycles;
+  estimate.split_rule_cycles = estimate.split_weighs_launched ? estimate.pingpong_cycles : estimate.rule_cycles;
   estimate.k_aligned = rows_on_sectors(k);
   estimate.pingpong =
       estimate.k_aligned &&
       ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.rule_cycles) ||
        (!estimate.few_tiles && estimate.rule_rounds >= kPingPongMinRounds &&
         estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.rule_cycles) ||
-       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.rule_cycles) ||
+       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.split_rule_cycles) ||
        (estimate.pingpong_transposed &&
         estimate.cooperative_cycles >= kPingPongTransposedMargin * estimate.pingpong_cycles));
   return estimate;

@@ -118,7 +118,8 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   else if (estimate.few_tiles)
     line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead";
   else if (estimate.split_last_round)
-    line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule";
+    line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule"
+         << (estimate.split_weighs_launched ? " at 128x" + std::to_string(estimate.pingpong_width) : std::string());
   else
     line << rounds_rule;
   if (estimate.k_aligned && estimate.pingpong_transposed)

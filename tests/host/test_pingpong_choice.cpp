@@ -52,6 +52,32 @@ TEST(PingPongChoice, TheWidthThatFillsTheRounds) {
 
 // The rule weighs kernel 14 at 176 or 184 columns; the kernel then launches the best of 144, 160, 176 and 184, each
 // weighed by its k block's factor (1.04, 1.02, 1, 1; docs/log/15_few_tiles.md, section 20).
+// Whole 128-row tile rows on the L2's lines: the split clause weighs kernel 14 at the width it launches.
+TEST(PingPongChoice, SplitClauseWeighsTheLaunchedWidthOnWholeRowsOnTheLines) {
+  EXPECT_TRUE(split_weighs_launched_width(512, 8192));
+  EXPECT_FALSE(split_weighs_launched_width(520, 8192));  // a ragged last tile row
+  EXPECT_FALSE(split_weighs_launched_width(512, 8208));  // rows off the lines (8208 % 64 = 16)
+  // 512 × 10240 × 8192, 128 k blocks: 2 × 40 = 80 cluster tiles of 128 × 256, one whole round and the last 14 split
+  // over 66 clusters: (128 + 14 · 128 / 66 + 24) · 1024 + 2 · 3300 = 190051.2. The rule's 176: 59 columns, 118 cluster
+  // tiles in 2 rounds, 2 · 128 · 704 · 1.01 = 182026.24, and 190051.2 < 1.05 · 182026.24 = 191127.6. Launched at 160:
+  // 64 columns, 128 cluster tiles in 2 rounds, 2 · 128 · 640 · 1.02 · 1.01 = 168812.54, and 190051.2 ≥ 1.05 ·
+  // 168812.54 = 177253.2: kernel 14 (measured 0.91 of kernel 15's time there, docs/log/15_few_tiles.md, section 36).
+  const PingPongEstimate preset = estimate_pingpong(512, 10240, 8192, kClusters);
+  EXPECT_TRUE(preset.split_last_round);
+  EXPECT_NEAR(preset.few_tiles_plan.schedule_cycles, (128 + 14 * 128.0 / 66 + 24) * 1024 + 2 * 3300, 1e-6);
+  EXPECT_EQ(preset.rule_width, 176);
+  EXPECT_NEAR(preset.rule_cycles, 2 * 128 * 704 * 1.01, 1e-6);
+  EXPECT_EQ(preset.pingpong_width, 160);
+  EXPECT_NEAR(preset.pingpong_cycles, 2 * 128 * 640 * 1.02 * 1.01, 1e-6);
+  EXPECT_TRUE(preset.split_weighs_launched);
+  EXPECT_NEAR(preset.split_rule_cycles, preset.pingpong_cycles, 1e-6);
+  EXPECT_TRUE(preset.pingpong);
+  // With a ragged last tile row the rule's width stays what the clause weighs.
+  const PingPongEstimate ragged = estimate_pingpong(520, 10240, 8192, kClusters);
+  EXPECT_FALSE(ragged.split_weighs_launched);
+  EXPECT_NEAR(ragged.split_rule_cycles, ragged.rule_cycles, 1e-6);
+}
+
 TEST(PingPongChoice, TheRuleWeighsTwoWidthsTheKernelLaunchesFour) {
   // 1024 × 4672 × 4544, 71 k blocks, 4 cluster rows: 27 columns of 176 (108 cluster tiles, 2 rounds:
   // 2 · 71 · 704 · 1.01 = 100967.68 for the rule, which takes kernel 14 against kernel 15's split schedule, 114.9 k ≥
