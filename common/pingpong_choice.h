@@ -33,7 +33,8 @@
 // kPingPongMargin ahead. And where the tiles are many and kernel
 // 15 splits its last round, at any number of rounds, wherever kernel 15's own schedule (its whole rounds, its share of
 // the split tiles and the split's fixed cost: FewTilesPlan::schedule_cycles) puts the ping-pong kPingPongSplitMargin
-// ahead: the evenly spread model leaves the split's cost out, and that cost is largest where a few tiles are split over
+// ahead (weighed at the width it launches where M % 128 == 0 and K % 64 == 0: split_weighs_launched_width, below):
+// the evenly spread model leaves the split's cost out, and that cost is largest where a few tiles are split over
 // many clusters (1024 × 4608 × 3584: 6 tiles over 66 clusters; kernel 15 measured 0.67 of cuBLAS there, kernel 14
 // 0.83). The wider margin because both models are a few per cent off either way. And where the token count is ragged
 // and kernel 14's own plan computes Cᵀ (plan_pingpong), wherever that is kPingPongTransposedMargin ahead of kernel 15's
