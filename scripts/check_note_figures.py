@@ -142,6 +142,15 @@ def change_size(root: Path, chapter: int) -> tuple[str, str]:
     return size[1], size[2]
 
 
+def table_rows(lines: list[str], start: int):
+    """(line number, cells, shape) for each row of the table whose head is line `start` (its separator skipped)."""
+    for number in range(start + 2, len(lines)):
+        if not lines[number].startswith("|"):
+            return
+        cells = table_cells(lines[number])
+        yield number, cells, parse_shape(cells[0])
+
+
 def csv_link_above(note: Path, lines: list[str], start: int) -> str:
     """The last link to a .csv above line `start` of a note: the results file its table comes from."""
     links = [match for line in lines[:start] for match in CSV_LINK.finditer(line)]
@@ -161,11 +170,7 @@ def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str
     for start, columns in ratio_tables.items():
         link = csv_link_above(note, lines, start)
         results = load_csv((note.parent / link).resolve())
-        for number in range(start + 2, len(lines)):
-            if not lines[number].startswith("|"):
-                break
-            cells = table_cells(lines[number])
-            shape = parse_shape(cells[0])
+        for number, cells, shape in table_rows(lines, start):
             for column, (kernel, over, name) in columns.items():
                 times = [results.get((kernel_id, shape), {}).get("ms_median") for kernel_id in (kernel, over)]
                 if not all(times):
@@ -179,7 +184,6 @@ def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str
                     if fix:
                         lines[number] = "| " + " | ".join(cells) + " |"
                         changed = True
-        tables[start] = None  # counted with the measurement tables
     for number, line in enumerate(lines):
         for size in DIFF_SIZE.finditer(line):
             want_added, want_removed = change_size(root, int(size[1]))
@@ -189,18 +193,10 @@ def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str
                 if fix:
                     lines[number] = lines[number].replace(f"+{size[2]} −{size[3]}", f"+{want_added} −{want_removed}", 1)
                     changed = True
-    for start, head in tables.items():
-        if head is None:
-            continue
-        header, columns = head
+    for start, (header, columns) in tables.items():
         link = csv_link_above(note, lines, start)
         results = load_csv((note.parent / link).resolve())
-        for number in range(start + 2, len(lines)):
-            line = lines[number]
-            if not line.startswith("|"):
-                break
-            cells = table_cells(line)
-            shape = parse_shape(cells[0])
+        for number, cells, shape in table_rows(lines, start):
             where = f"{note.name}:{number + 1} ({cells[0]})"
 
             def row(kernel_id: int) -> dict[str, str]:
@@ -238,7 +234,7 @@ def check_note(note: Path, root: Path, fix: bool = False) -> tuple[int, list[str
                 changed = True
     if changed:
         note.write_text("\n".join(lines) + ("\n" if text.endswith("\n") else ""), encoding="utf-8")
-    return len(tables), problems
+    return len(tables) + len(ratio_tables), problems
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
