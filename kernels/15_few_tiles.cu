@@ -476,7 +476,7 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
 template <int kBlockM, int kBlockN, bool kTransposed>
 GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan) {
   if (plan.quad_clusters()) {
-    if constexpr (kBlockN % 64 == 0)
+    if constexpr (!fitted_width(kBlockM, kBlockN))
       return prepare_tiling<Tiling<kBlockM, kBlockN, 2, 2, kTransposed>>(problem, plan.schedule);
     else
       throw std::logic_error("kernel 15 has no fitted width in 2 × 2 clusters");
@@ -510,6 +510,14 @@ int resident_clusters() {
                                   WideTiling::kClusterSize, INT_MAX);
 }
 
+// The launch of a plan made for `problem` with this GPU's resident clusters; where it plans for Cᵀ, the kernel
+// computes the N × M × K problem of B and A.
+GemmLaunch launch_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
+  if (plan.transposed)
+    return prepare_plan<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, plan);
+  return prepare_plan<false>(problem, plan);
+}
+
 }  // namespace
 
 int few_tiles_quad_clusters() { return resident_clusters<2, 2>(); }
@@ -528,26 +536,22 @@ FewTilesMemory few_tiles_memory() {
   return {kDramEfficiency * 2.0 * memory_khz * (bus_bits / 8.0) / sm_khz, static_cast<double>(l2_bytes)};
 }
 
-// The launch of a plan made for `problem` on this GPU: prepare_few_tiles's, or the one kernel 16's estimate made. A
-// plan for more clusters than are resident would leave the round barrier waiting for clusters that never start.
+// The launch of a plan made elsewhere (kernel 16's estimate). A plan for another count of resident clusters would
+// leave the round barrier waiting for clusters that never start, so the count is checked against this GPU's.
 GemmLaunch prepare_few_tiles_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
   const int resident = plan.quad_clusters() ? resident_clusters<2, 2>() : resident_clusters<2, 1>();
   if (plan.resident_clusters != resident)
     throw std::logic_error("kernel 15 was given a plan for " + std::to_string(plan.resident_clusters) +
                            " resident clusters; this GPU keeps " + std::to_string(resident));
-  if (plan.transposed)
-    return prepare_plan<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, plan);
-  return prepare_plan<false>(problem, plan);
+  return launch_plan(problem, plan);
 }
 
 // The plan (common/few_tiles.h) needs the resident clusters of two, where the rows are off the lines (where it may
-// take 2 × 2 clusters) of four, and the DRAM's rate and the L2's size. Where it plans for Cᵀ, the kernel computes
-// the N × M × K problem of B and A.
+// take 2 × 2 clusters) of four, and the DRAM's rate and the L2's size.
 GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
-  return prepare_few_tiles_plan(problem, plan_few_tiles_or_transposed(
-                                             problem.m, problem.n, problem.k, resident_clusters<2, 1>(),
-                                             rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0,
-                                             few_tiles_memory()));
+  return launch_plan(problem, plan_few_tiles_or_transposed(problem.m, problem.n, problem.k, resident_clusters<2, 1>(),
+                                                           rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0,
+                                                           few_tiles_memory()));
 }
 
 }  // namespace gemm
