@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Fills the notes' tables of one chapter's speed over its base's across the runs of record.
+
+    ratio_spread.py [--check] [--root DIR] [NOTE.md ...]
+
+One run cannot resolve a change of a per cent: at 16384³ the power limiter moves a ratio by 2-4 % from run to run,
+so a prediction judged on one run flips at every new run. A note may therefore mark a generated table
+
+    <!-- ratio-spread 10 09 nvidia-h200 -->
+    ...
+    <!-- ratio-spread:end -->
+
+which this script fills from every run of record of results/nvidia-h200/compare.csv that git holds (each version
+of the file in the history, and the working tree's if it differs): the runs taken with chapters 10 and 09 as they are
+today (their kernels/NN_name.cu differ from the run's commit in nothing but comments, scripts/results_runs.py's
+test, with its renames and moved functions) and with a cold L2. For each shape of the newest such run that measured
+both, it gives how many runs did, and 10 ÷ 09 (09's median time over 10's) in the median run, the lowest and the
+highest. A run appears once, by the commit it was taken with (compare.json's git_commit), however many commits
+carried its CSV.
+
+Without the history (not a git work tree, or a shallow clone) the runs cannot be listed: the script says so on
+stderr, changes nothing and exits 0 (--check too).
+
+Exit codes: 0 every table matches (or was written), 1 some table differs (--check; each named), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import re
+import statistics
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import results_runs  # noqa: E402
+from compare_csv import InputError  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BEGIN = re.compile(r"^<!-- ratio-spread (\d+) (\d+) ([\w.-]+) -->$")
+END = "<!-- ratio-spread:end -->"
+
+
+@dataclass
+class Run:
+    commit: str                              # the commit the run was taken with
+    times: dict[tuple[int, tuple[int, int, int]], float]  # (kernel, shape) -> median ms
+
+
+def git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60)
+
+
+def history_at_hand(root: Path) -> bool:
+    inside = git(root, "rev-parse", "--is-inside-work-tree")
+    if inside.returncode != 0 or inside.stdout.strip() != "true":
+        return False
+    return git(root, "rev-parse", "--is-shallow-repository").stdout.strip() == "false"
+
+
+def parse_run(csv_text: str, json_text: str) -> Optional[Run]:
+    """A run from its compare.csv and compare.json texts; None for a run with a warm L2, or one whose files do not
+    say what they need (the commit it was taken with, each row's kernel, shape and median: early runs' did not)."""
+    try:
+        document = json.loads(json_text)
+        commit = document["environment"]["git_commit"]
+        rows = list(csv.DictReader(io.StringIO(csv_text)))
+        times = {(int(row["kernel"]), (int(row["m"]), int(row["n"]), int(row["k"]))): float(row["ms_median"])
+                 for row in rows}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if not isinstance(commit, str) or not document.get("settings", {}).get("cold_l2", False):
+        return None
+    return Run(commit, times)
+
+
+def runs_of_record(root: Path, directory: str) -> list[Run]:
+    """Every run of results/DIRECTORY/compare.csv git holds, newest first: the working tree's, then each committed
+    version's; a run once, by its commit."""
+    relative = f"results/{directory}"
+    versions = []
+    csv_path, json_path = root / relative / "compare.csv", root / relative / "compare.json"
+    if csv_path.is_file() and json_path.is_file():
+        versions.append((csv_path.read_text(encoding="utf-8"), json_path.read_text(encoding="utf-8")))
+    log = git(root, "log", "--format=%H", "--", f"{relative}/compare.csv")
+    if log.returncode != 0:
+        raise InputError(f"git log of {relative}/compare.csv failed: {log.stderr.strip()}")
+    for commit in log.stdout.split():
+        csv_text, json_text = git(root, "show", f"{commit}:{relative}/compare.csv"), \
+            git(root, "show", f"{commit}:{relative}/compare.json")
+        if csv_text.returncode == 0 and json_text.returncode == 0:
+            versions.append((csv_text.stdout, json_text.stdout))
+    runs: list[Run] = []
+    for csv_text, json_text in versions:
+        run = parse_run(csv_text, json_text)
+        if run and not any(results_runs.same_commit(run.commit, seen.commit) for seen in runs):
+            runs.append(run)
+    return runs
+
+
+def chapters_as_today(root: Path, run: Run, chapters: tuple[int, int], renames: dict, moved: list) -> bool:
+    for chapter in chapters:
+        path = results_runs.kernel_file(root, chapter)
+        if path is None or results_runs.code_changed_since(root, run.commit, path, renames, moved) is not False:
+            return False
+    return True
+
+
+def shape_label(shape: tuple[int, int, int]) -> str:
+    m, n, k = shape
+    return f"{m}³" if m == n == k else f"{m} × {n} × {k}"
+
+
+def spread_table(root: Path, chapter: int, base: int, directory: str) -> list[str]:
+    """The lines between a table's markers: a sentence naming the runs, and the table."""
+    renames, moved = results_runs.load_renames(root), results_runs.load_moved(root)
+    runs = [run for run in runs_of_record(root, directory)
+            if chapters_as_today(root, run, (chapter, base), renames, moved)]
+    runs = [run for run in runs if any(kernel == chapter for kernel, _ in run.times)]
+    if not runs:
+        raise InputError(f"no run of results/{directory} measured chapters {chapter:02d} and {base:02d} as they "
+                         f"are today")
+    newest = runs[0]
+    shapes = [shape for kernel, shape in newest.times if kernel == chapter and (base, shape) in newest.times]
+    name = f"{chapter:02d} ÷ {base:02d}"
+    sentence = (f"Over the {len(runs)} runs of record in results/{directory}/ taken with chapters {chapter:02d} "
+                f"and {base:02d} as they are today, from commit {runs[-1].commit[:7]}'s to {newest.commit[:7]}'s "
+                f"(`scripts/ratio_spread.py`):")
+    lines = [*textwrap.wrap(sentence, width=120, break_on_hyphens=False), "",
+             f"| shape | runs | {name}, median | lowest | highest |",
+             "|---|---:|---:|---:|---:|"]
+    for shape in shapes:
+        ratios = [run.times[(base, shape)] / run.times[(chapter, shape)] for run in runs
+                  if (chapter, shape) in run.times and (base, shape) in run.times]
+        lines.append(f"| {shape_label(shape)} | {len(ratios)} | {statistics.median(ratios):.3f} | "
+                     f"{min(ratios):.3f} | {max(ratios):.3f} |")
+    return lines
+
+
+def fill(text: str, root: Path, where: str) -> str:
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        begin = BEGIN.match(lines[i])
+        out.append(lines[i])
+        i += 1
+        if not begin:
+            continue
+        end = next((j for j in range(i, len(lines)) if lines[j] == END), None)
+        if end is None:
+            raise InputError(f"{where}: {lines[i - 1]} has no {END} after it")
+        out.extend(spread_table(root, int(begin[1]), int(begin[2]), begin[3]))
+        i = end
+    return "\n".join(out)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notes", nargs="*", type=Path, help="notes to fill (default: every kernels/*.md)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this script's)")
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table differs")
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    notes = args.notes or sorted((root / "kernels").glob("*.md"))
+    if not history_at_hand(root):
+        print("ratio_spread.py: no full git history here (not a work tree, or a shallow clone): the runs of record "
+              "cannot be listed, tables left as they are", file=sys.stderr)
+        return 0
+    stale, tables = [], 0
+    try:
+        for note in notes:
+            text = note.read_text(encoding="utf-8")
+            tables += sum(1 for line in text.split("\n") if BEGIN.match(line))
+            filled = fill(text, root, str(note))
+            if filled != text:
+                stale.append(note)
+                if not args.check:
+                    note.write_text(filled, encoding="utf-8")
+    except (InputError, OSError) as error:
+        print(f"ratio_spread.py: {error}", file=sys.stderr)
+        return 2
+    for note in stale:
+        print(f"{note}: {'differs from' if args.check else 'filled from'} the runs of record")
+    if args.check and stale:
+        return 1
+    if args.check:
+        print(f"{tables} ratio-spread tables in {len(notes)} notes match the runs of record")
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())
