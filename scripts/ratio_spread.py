@@ -1,22 +1,29 @@
 #!/usr/bin/env python3
-"""Fills the notes' tables of one chapter's speed over its base's across the runs of record.
+"""Fills the notes' tables of a chapter's speed across the runs of record: over its base's, cuBLAS's, or in TFLOP/s.
 
     ratio_spread.py [--check] [--root DIR] [NOTE.md ...]
 
 One run cannot resolve a change of a per cent: at 16384³ the power limiter moves a ratio by 2-4 % from run to run,
-so a prediction judged on one run flips at every new run. A note may therefore mark a generated table
+so a prediction (or a target) judged on one run flips at every new run. A note may therefore mark a generated table
 
     <!-- ratio-spread 10 09 nvidia-h200 -->
     ...
     <!-- ratio-spread:end -->
 
-which this script fills from every run of record of results/nvidia-h200/compare.csv that git holds (each version
-of the file in the history, and the working tree's if it differs): the runs taken with chapters 10 and 09 as they are
-today (their kernels/NN_name.cu differ from the run's commit in nothing but comments, scripts/results_runs.py's
-test, with its renames and moved functions) and with a cold L2. For each shape of the newest such run that measured
-both, it gives how many runs did, and 10 ÷ 09 (09's median time over 10's) in the median run, the lowest and the
-highest. A run appears once, by the commit it was taken with (compare.json's git_commit), however many commits
-carried its CSV.
+which this script fills from every run of record of results/nvidia-h200/compare.csv that git holds (each version of
+the file in the history, and the working tree's if it differs): the runs taken with chapters 10 and 09 and the
+runner's timing as they are today (their kernels/NN_name.cu and runner/timing.* differ from the run's commit in
+nothing but comments, scripts/results_runs.py's test, with its renames and moved functions) and with a cold L2. For
+each shape of the newest such run that measured both, it gives how many runs did, and 10 ÷ 09 (09's median time over
+10's) in the median run, the lowest and the highest. A base of 00 is cuBLAS (the runs then also share
+runner/cublas_gemm.cpp and the newest run's cuBLAS version), and
+
+    <!-- tflops-spread 04 nvidia-h200 -->
+    ...
+    <!-- tflops-spread:end -->
+
+gives chapter 04's TFLOP/s (2·M·N·K over its median time) the same way. A run appears once, by the commit it was taken
+with (compare.json's git_commit), however many commits carried its CSV.
 
 Without the history (not a git work tree, or a shallow clone) the runs cannot be listed: the script says so on
 stderr, changes nothing and exits 0 (--check too).
@@ -45,14 +52,16 @@ import results_runs  # noqa: E402
 from compare_csv import InputError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-BEGIN = re.compile(r"^<!-- ratio-spread (\d+) (\d+) ([\w.-]+) -->$")
-END = "<!-- ratio-spread:end -->"
+# A table's first marker: its kind, the chapter, the base (ratio tables only; 00 is cuBLAS) and the results folder.
+BEGIN = re.compile(r"^<!-- (ratio|tflops)-spread (\d+)(?: (\d+))? ([\w.-]+) -->$")
+CUBLAS = 0
 
 
 @dataclass
 class Run:
     commit: str                              # the commit the run was taken with
     times: dict[tuple[int, tuple[int, int, int]], float]  # (kernel, shape) -> median ms
+    cublas: str = ""                         # the cuBLAS version it timed
 
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -72,6 +81,7 @@ def parse_run(csv_text: str, json_text: str) -> Optional[Run]:
     try:
         document = json.loads(json_text)
         commit = document["environment"]["git_commit"]
+        cublas = str(document["environment"].get("cublas", ""))
         rows = list(csv.DictReader(io.StringIO(csv_text)))
         times = {(int(row["kernel"]), (int(row["m"]), int(row["n"]), int(row["k"]))): float(row["ms_median"])
                  for row in rows}
@@ -79,7 +89,7 @@ def parse_run(csv_text: str, json_text: str) -> Optional[Run]:
         return None
     if not isinstance(commit, str) or not document.get("settings", {}).get("cold_l2", False):
         return None
-    return Run(commit, times)
+    return Run(commit, times, cublas)
 
 
 def runs_of_record(root: Path, directory: str) -> list[Run]:
@@ -106,12 +116,20 @@ def runs_of_record(root: Path, directory: str) -> list[Run]:
     return runs
 
 
-def chapters_as_today(root: Path, run: Run, chapters: tuple[int, int], renames: dict, moved: list) -> bool:
-    for chapter in chapters:
-        path = results_runs.kernel_file(root, chapter)
-        if path is None or results_runs.code_changed_since(root, run.commit, path, renames, moved) is not False:
-            return False
-    return True
+# The runner's files whose code decides what a run measured beside the kernels': how it times, and how it calls cuBLAS.
+TIMING_FILES = ("runner/timing.cu", "runner/timing.h")
+CUBLAS_FILES = ("runner/cublas_gemm.cpp",)
+
+
+def as_today(root: Path, run: Run, chapters: tuple[int, ...], runner_files: tuple[str, ...], renames: dict,
+             moved: list) -> bool:
+    """Whether the run was taken with these chapters' kernel files and the runner's files (those this tree has) as
+    they are today, in more than comments."""
+    paths = [results_runs.kernel_file(root, chapter) for chapter in chapters]
+    if any(path is None for path in paths):
+        return False
+    paths += [root / name for name in runner_files if (root / name).is_file()]
+    return all(results_runs.code_changed_since(root, run.commit, path, renames, moved) is False for path in paths)
 
 
 def shape_label(shape: tuple[int, int, int]) -> str:
@@ -119,29 +137,47 @@ def shape_label(shape: tuple[int, int, int]) -> str:
     return f"{m}³" if m == n == k else f"{m} × {n} × {k}"
 
 
-def spread_table(root: Path, chapter: int, base: int, directory: str) -> list[str]:
+def spread_table(root: Path, kind: str, chapter: int, base: Optional[int], directory: str) -> list[str]:
     """The lines between a table's markers: a sentence naming the runs, and the table."""
     renames, moved = results_runs.load_renames(root), results_runs.load_moved(root)
-    runs = [run for run in runs_of_record(root, directory)
-            if chapters_as_today(root, run, (chapter, base), renames, moved)]
-    runs = [run for run in runs if any(kernel == chapter for kernel, _ in run.times)]
+    every_run = runs_of_record(root, directory)
+    chapters = (chapter,) if base in (None, CUBLAS) else (chapter, base)
+    runner_files = TIMING_FILES + (CUBLAS_FILES if base == CUBLAS else ())
+    runs = [run for run in every_run if any(kernel == chapter for kernel, _ in run.times) and
+            as_today(root, run, chapters, runner_files, renames, moved)]
+    if base == CUBLAS:
+        runs = [run for run in runs if run.cublas == every_run[0].cublas]
+    if base is None:
+        what = f"chapter {chapter:02d} and the runner's timing as they are today"
+    elif base == CUBLAS:
+        what = (f"chapter {chapter:02d} and the runner's timing and cuBLAS call as they are today, cuBLAS "
+                f"{every_run[0].cublas or '(unnamed)'}")
+    else:
+        what = f"chapters {chapter:02d} and {base:02d} and the runner's timing as they are today"
     if not runs:
-        raise InputError(f"no run of results/{directory} measured chapters {chapter:02d} and {base:02d} as they "
-                         f"are today")
+        raise InputError(f"no run of results/{directory} measured {what}")
     newest = runs[0]
-    shapes = [shape for kernel, shape in newest.times if kernel == chapter and (base, shape) in newest.times]
-    name = f"{chapter:02d} ÷ {base:02d}"
-    sentence = (f"Over the {len(runs)} runs of record in results/{directory}/ taken with chapters {chapter:02d} "
-                f"and {base:02d} as they are today, from commit {runs[-1].commit[:7]}'s to {newest.commit[:7]}'s "
-                f"(`scripts/ratio_spread.py`):")
+    shapes = [shape for kernel, shape in newest.times if kernel == chapter and (base is None or (base, shape) in
+                                                                                  newest.times)]
+    sentence = (f"Over the {len(runs)} runs of record in results/{directory}/ taken with {what}, from commit "
+                f"{runs[-1].commit[:7]}'s to {newest.commit[:7]}'s (`scripts/ratio_spread.py`):")
+    name = (f"{chapter:02d} TFLOP/s" if base is None else
+            f"{chapter:02d} ÷ cuBLAS" if base == CUBLAS else f"{chapter:02d} ÷ {base:02d}")
     lines = [*textwrap.wrap(sentence, width=120, break_on_hyphens=False), "",
              f"| shape | runs | {name}, median | lowest | highest |",
              "|---|---:|---:|---:|---:|"]
     for shape in shapes:
-        ratios = [run.times[(base, shape)] / run.times[(chapter, shape)] for run in runs
-                  if (chapter, shape) in run.times and (base, shape) in run.times]
-        lines.append(f"| {shape_label(shape)} | {len(ratios)} | {statistics.median(ratios):.3f} | "
-                     f"{min(ratios):.3f} | {max(ratios):.3f} |")
+        if base is None:
+            m, n, k = shape
+            values = [2.0 * m * n * k / (run.times[(chapter, shape)] * 1e-3) / 1e12 for run in runs
+                      if (chapter, shape) in run.times]
+            digits = 1 if statistics.median(values) < 100 else 0
+        else:
+            values = [run.times[(base, shape)] / run.times[(chapter, shape)] for run in runs
+                      if (chapter, shape) in run.times and (base, shape) in run.times]
+            digits = 3
+        lines.append(f"| {shape_label(shape)} | {len(values)} | {statistics.median(values):.{digits}f} | "
+                     f"{min(values):.{digits}f} | {max(values):.{digits}f} |")
     return lines
 
 
@@ -155,10 +191,15 @@ def fill(text: str, root: Path, where: str) -> str:
         i += 1
         if not begin:
             continue
-        end = next((j for j in range(i, len(lines)) if lines[j] == END), None)
+        kind, chapter, base, directory = begin[1], int(begin[2]), begin[3], begin[4]
+        if (kind == "ratio") != (base is not None):
+            raise InputError(f"{where}: {lines[i - 1]}: a ratio table names a chapter and its base, a TFLOP/s "
+                             f"table the chapter alone")
+        end_marker = f"<!-- {kind}-spread:end -->"
+        end = next((j for j in range(i, len(lines)) if lines[j] == end_marker), None)
         if end is None:
-            raise InputError(f"{where}: {lines[i - 1]} has no {END} after it")
-        out.extend(spread_table(root, int(begin[1]), int(begin[2]), begin[3]))
+            raise InputError(f"{where}: {lines[i - 1]} has no {end_marker} after it")
+        out.extend(spread_table(root, kind, chapter, int(base) if base is not None else None, directory))
         i = end
     return "\n".join(out)
 
@@ -193,7 +234,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.check and stale:
         return 1
     if args.check:
-        print(f"{tables} ratio-spread tables in {len(notes)} notes match the runs of record")
+        print(f"{tables} spread tables in {len(notes)} notes match the runs of record")
     return 0
 
 if __name__ == "__main__":
