@@ -159,8 +159,11 @@ def spread_table(root: Path, kind: str, chapter: int, base: Optional[int], direc
     newest = runs[0]
     shapes = [shape for kernel, shape in newest.times if kernel == chapter and (base is None or (base, shape) in
                                                                                   newest.times)]
-    sentence = (f"Over the {len(runs)} runs of record in results/{directory}/ taken with {what}, from commit "
-                f"{runs[-1].commit[:7]}'s to {newest.commit[:7]}'s (`scripts/ratio_spread.py`):")
+    which = (f"the one run of record in results/{directory}/ taken with {what}, commit {newest.commit[:7]}'s"
+             if len(runs) == 1 else
+             f"the {len(runs)} runs of record in results/{directory}/ taken with {what}, from commit "
+             f"{runs[-1].commit[:7]}'s to {newest.commit[:7]}'s")
+    sentence = f"Over {which} (`scripts/ratio_spread.py`):"
     name = (f"{chapter:02d} TFLOP/s" if base is None else
             f"{chapter:02d} ÷ cuBLAS" if base == CUBLAS else f"{chapter:02d} ÷ {base:02d}")
     lines = [*textwrap.wrap(sentence, width=120, break_on_hyphens=False), "",

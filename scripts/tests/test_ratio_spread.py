@@ -116,10 +116,12 @@ class RatioSpreadTest(unittest.TestCase):
         self.assertIn("| 1000³ | 2 | 75.0 | 50.0 | 100.0 |\n<!-- tflops-spread:end -->", text)
 
     def test_another_cublas_or_timing_leaves_a_run_out(self):
-        self.build_history(second_cublas="12.9.0")
+        _, third = self.build_history(second_cublas="12.9.0")
         code, text, _ = self.fill("<!-- ratio-spread 10 00 gpu -->")
         self.assertEqual(code, 0)
         self.assertIn("| 1000³ | 1 | 0.500 | 0.500 | 0.500 |", text)  # run 2 timed another cuBLAS
+        self.assertIn(f"Over the one run of record in results/gpu/ taken with chapter 10 and the runner's timing and "
+                      f"cuBLAS call as they are today, cuBLAS 13.1.0, commit {third[:7]}'s", " ".join(text.split("\n")))
         code, text, _ = self.fill("<!-- ratio-spread 10 09 gpu -->")
         self.assertIn("| 1000³ | 2 | 3.500 | 3.000 | 4.000 |", text)  # which a ratio of two chapters does not mind
         self.write("runner/timing.cu", "int timing_changed;\n")  # the timing changed since every run
