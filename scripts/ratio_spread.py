@@ -137,10 +137,13 @@ def shape_label(shape: tuple[int, int, int]) -> str:
     return f"{m}³" if m == n == k else f"{m} × {n} × {k}"
 
 
-def spread_table(root: Path, kind: str, chapter: int, base: Optional[int], directory: str) -> list[str]:
-    """The lines between a table's markers: a sentence naming the runs, and the table."""
+def spread_table(root: Path, chapter: int, base: Optional[int], directory: str) -> list[str]:
+    """The lines between a table's markers: a sentence naming the runs, and the table (of TFLOP/s where `base` is
+    None)."""
     renames, moved = results_runs.load_renames(root), results_runs.load_moved(root)
     every_run = runs_of_record(root, directory)
+    if not every_run:
+        raise InputError(f"git holds no run of results/{directory} that says its commit")
     chapters = (chapter,) if base in (None, CUBLAS) else (chapter, base)
     runner_files = TIMING_FILES + (CUBLAS_FILES if base == CUBLAS else ())
     runs = [run for run in every_run if any(kernel == chapter for kernel, _ in run.times) and
@@ -202,7 +205,7 @@ def fill(text: str, root: Path, where: str) -> str:
         end = next((j for j in range(i, len(lines)) if lines[j] == end_marker), None)
         if end is None:
             raise InputError(f"{where}: {lines[i - 1]} has no {end_marker} after it")
-        out.extend(spread_table(root, kind, chapter, int(base) if base is not None else None, directory))
+        out.extend(spread_table(root, chapter, int(base) if base is not None else None, directory))
         i = end
     return "\n".join(out)
 

@@ -143,7 +143,8 @@ class RatioSpreadTest(unittest.TestCase):
     def test_bad_tables(self):
         self.build_history()
         for marker, message in (("<!-- ratio-spread 10 gpu -->", "a ratio table names a chapter and its base"),
-                                ("<!-- tflops-spread 10 09 gpu -->", "a ratio table names a chapter and its base")):
+                                ("<!-- tflops-spread 10 09 gpu -->", "a ratio table names a chapter and its base"),
+                                ("<!-- ratio-spread 10 09 other -->", "git holds no run of results/other")):
             with self.subTest(marker):
                 code, text, err = self.fill(marker)
                 self.assertEqual(code, 2)
