@@ -49,7 +49,7 @@ from typing import Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import results_runs  # noqa: E402
-from compare_csv import InputError  # noqa: E402
+from compare_csv import InputError, Shape  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # A table's first marker: its kind, the chapter, the base (ratio tables only; 00 is cuBLAS) and the results folder.
@@ -121,33 +121,48 @@ TIMING_FILES = ("runner/timing.cu", "runner/timing.h")
 CUBLAS_FILES = ("runner/cublas_gemm.cpp",)
 
 
-def as_today(root: Path, run: Run, chapters: tuple[int, ...], runner_files: tuple[str, ...], renames: dict,
-             moved: list) -> bool:
-    """Whether the run was taken with these chapters' kernel files and the runner's files (those this tree has) as
-    they are today, in more than comments."""
-    paths = [results_runs.kernel_file(root, chapter) for chapter in chapters]
-    if any(path is None for path in paths):
-        return False
-    paths += [root / name for name in runner_files if (root / name).is_file()]
-    return all(results_runs.code_changed_since(root, run.commit, path, renames, moved) is False for path in paths)
+class History:
+    """What git says of one tree, asked once per invocation however many tables need it: the runs of record of each
+    results folder, and whether a file is as it was at a run's commit."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.renames, self.moved = results_runs.load_renames(root), results_runs.load_moved(root)
+        self._runs: dict[str, list[Run]] = {}
+        self._unchanged: dict[tuple[str, Path], bool] = {}
+
+    def runs(self, directory: str) -> list[Run]:
+        if directory not in self._runs:
+            self._runs[directory] = runs_of_record(self.root, directory)
+        return self._runs[directory]
+
+    def unchanged_since(self, commit: str, path: Path) -> bool:
+        """Whether `path` differs from its version at `commit` in nothing but comments (False where git cannot tell)."""
+        if (commit, path) not in self._unchanged:
+            self._unchanged[commit, path] = results_runs.code_changed_since(self.root, commit, path, self.renames,
+                                                                           self.moved) is False
+        return self._unchanged[commit, path]
+
+    def as_today(self, run: Run, chapters: tuple[int, ...], runner_files: tuple[str, ...]) -> bool:
+        """Whether the run was taken with these chapters' kernel files and the runner's files (those this tree has)
+        as they are today, in more than comments."""
+        paths = [results_runs.kernel_file(self.root, chapter) for chapter in chapters]
+        if any(path is None for path in paths):
+            return False
+        paths += [self.root / name for name in runner_files if (self.root / name).is_file()]
+        return all(self.unchanged_since(run.commit, path) for path in paths)
 
 
-def shape_label(shape: tuple[int, int, int]) -> str:
-    m, n, k = shape
-    return f"{m}³" if m == n == k else f"{m} × {n} × {k}"
-
-
-def spread_table(root: Path, chapter: int, base: Optional[int], directory: str) -> list[str]:
+def spread_table(history: History, chapter: int, base: Optional[int], directory: str) -> list[str]:
     """The lines between a table's markers: a sentence naming the runs, and the table (of TFLOP/s where `base` is
     None)."""
-    renames, moved = results_runs.load_renames(root), results_runs.load_moved(root)
-    every_run = runs_of_record(root, directory)
+    every_run = history.runs(directory)
     if not every_run:
         raise InputError(f"git holds no run of results/{directory} that says its commit")
     chapters = (chapter,) if base in (None, CUBLAS) else (chapter, base)
     runner_files = TIMING_FILES + (CUBLAS_FILES if base == CUBLAS else ())
     runs = [run for run in every_run if any(kernel == chapter for kernel, _ in run.times) and
-            as_today(root, run, chapters, runner_files, renames, moved)]
+            history.as_today(run, chapters, runner_files)]
     if base == CUBLAS:
         runs = [run for run in runs if run.cublas == every_run[0].cublas]
     if base is None:
@@ -182,12 +197,12 @@ def spread_table(root: Path, chapter: int, base: Optional[int], directory: str) 
             values = [run.times[(base, shape)] / run.times[(chapter, shape)] for run in runs
                       if (chapter, shape) in run.times and (base, shape) in run.times]
             digits = 3
-        lines.append(f"| {shape_label(shape)} | {len(values)} | {statistics.median(values):.{digits}f} | "
+        lines.append(f"| {Shape(*shape).note_label()} | {len(values)} | {statistics.median(values):.{digits}f} | "
                      f"{min(values):.{digits}f} | {max(values):.{digits}f} |")
     return lines
 
 
-def fill(text: str, root: Path, where: str) -> str:
+def fill(text: str, history: History, where: str) -> str:
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -205,7 +220,7 @@ def fill(text: str, root: Path, where: str) -> str:
         end = next((j for j in range(i, len(lines)) if lines[j] == end_marker), None)
         if end is None:
             raise InputError(f"{where}: {lines[i - 1]} has no {end_marker} after it")
-        out.extend(spread_table(root, chapter, int(base) if base is not None else None, directory))
+        out.extend(spread_table(history, chapter, int(base) if base is not None else None, directory))
         i = end
     return "\n".join(out)
 
@@ -224,10 +239,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     stale, tables = [], 0
     try:
+        history = History(root)
         for note in notes:
             text = note.read_text(encoding="utf-8")
             tables += sum(1 for line in text.split("\n") if BEGIN.match(line))
-            filled = fill(text, root, str(note))
+            filled = fill(text, history, str(note))
             if filled != text:
                 stale.append(note)
                 if not args.check:
