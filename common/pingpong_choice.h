@@ -183,9 +183,12 @@ struct PingPongEstimate {
   double rule_cycles = 0;         // per SM, with that width
   int rule_rounds = 0;            // its rounds with that width
   bool split_weighs_launched = false;  // the split clause weighs kernel 14 at the width it launches (below)
-  double split_rule_cycles = 0;   // per SM, what the split clause weighs kernel 14 at: rule_cycles or pingpong_cycles
   bool k_aligned = false;         // rows_on_sectors(k): the only shapes where the rule may take kernel 14
   bool pingpong = false;          // the rule's choice
+  // Per SM, what the split clause weighs kernel 14 at.
+  __host__ __device__ constexpr double split_rule_cycles() const {
+    return split_weighs_launched ? pingpong_cycles : rule_cycles;
+  }
 };
 
 // m × n × k on `clusters` clusters of two CTAs (the same count for both kernels: they have the same launch shape), and
@@ -217,14 +220,13 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   estimate.rule_cycles = weighed(pingpong_plan.as_given.rule_cycles);
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
   estimate.split_weighs_launched = split_weighs_launched_width(m, k) && estimate.pingpong_cycles < estimate.rule_cycles;
-  estimate.split_rule_cycles = estimate.split_weighs_launched ? estimate.pingpong_cycles : estimate.rule_cycles;
   estimate.k_aligned = rows_on_sectors(k);
   estimate.pingpong =
       estimate.k_aligned &&
       ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.rule_cycles) ||
        (!estimate.few_tiles && estimate.rule_rounds >= kPingPongMinRounds &&
         estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.rule_cycles) ||
-       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.split_rule_cycles) ||
+       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.split_rule_cycles()) ||
        (estimate.pingpong_transposed &&
         estimate.cooperative_cycles >= kPingPongTransposedMargin * estimate.pingpong_cycles));
   return estimate;

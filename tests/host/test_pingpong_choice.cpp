@@ -50,8 +50,6 @@ TEST(PingPongChoice, TheWidthThatFillsTheRounds) {
   }
 }
 
-// The rule weighs kernel 14 at 176 or 184 columns; the kernel then launches the best of 144, 160, 176 and 184, each
-// weighed by its k block's factor (1.04, 1.02, 1, 1; docs/log/15_few_tiles.md, section 20).
 // Whole 128-row tile rows on the L2's lines: the split clause weighs kernel 14 at the width it launches.
 TEST(PingPongChoice, SplitClauseWeighsTheLaunchedWidthOnWholeRowsOnTheLines) {
   EXPECT_TRUE(split_weighs_launched_width(512, 8192));
@@ -70,14 +68,16 @@ TEST(PingPongChoice, SplitClauseWeighsTheLaunchedWidthOnWholeRowsOnTheLines) {
   EXPECT_EQ(preset.pingpong_width, 160);
   EXPECT_NEAR(preset.pingpong_cycles, 2 * 128 * 640 * 1.02 * 1.01, 1e-6);
   EXPECT_TRUE(preset.split_weighs_launched);
-  EXPECT_NEAR(preset.split_rule_cycles, preset.pingpong_cycles, 1e-6);
+  EXPECT_NEAR(preset.split_rule_cycles(), preset.pingpong_cycles, 1e-6);
   EXPECT_TRUE(preset.pingpong);
   // With a ragged last tile row the rule's width stays what the clause weighs.
   const PingPongEstimate ragged = estimate_pingpong(520, 10240, 8192, kClusters);
   EXPECT_FALSE(ragged.split_weighs_launched);
-  EXPECT_NEAR(ragged.split_rule_cycles, ragged.rule_cycles, 1e-6);
+  EXPECT_NEAR(ragged.split_rule_cycles(), ragged.rule_cycles, 1e-6);
 }
 
+// The rule weighs kernel 14 at 176 or 184 columns; the kernel then launches the best of 144, 160, 176 and 184, each
+// weighed by its k block's factor (1.04, 1.02, 1, 1; docs/log/15_few_tiles.md, section 20).
 TEST(PingPongChoice, TheRuleWeighsTwoWidthsTheKernelLaunchesFour) {
   // 1024 × 4672 × 4544, 71 k blocks, 4 cluster rows: 27 columns of 176 (108 cluster tiles, 2 rounds:
   // 2 · 71 · 704 · 1.01 = 100967.68 for the rule, which takes kernel 14 against kernel 15's split schedule, 114.9 k ≥
