@@ -94,13 +94,19 @@ def table_cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
-def side_by_side_kernels(line: str) -> Optional[list[int]]:
-    """The kernel ids of a side-by-side table's head (`| shape | 06: ... | 61: ... |`), else None. A head that names
-    a kernel in some columns and not in others is a mistake, not another kind of table."""
+def shape_head_cells(line: str) -> Optional[list[str]]:
+    """The cells of a table head whose first column is `shape` and which has another, else None."""
     if not line.startswith("|"):
         return None
     cells = table_cells(line)
-    if len(cells) < 2 or cells[0] != "shape":
+    return cells if len(cells) >= 2 and cells[0] == "shape" else None
+
+
+def side_by_side_kernels(line: str) -> Optional[list[int]]:
+    """The kernel ids of a side-by-side table's head (`| shape | 06: ... | 61: ... |`), else None. A head that names
+    a kernel in some columns and not in others is a mistake, not another kind of table."""
+    cells = shape_head_cells(line)
+    if cells is None:
         return None
     heads = [COLUMN_KERNEL.match(cell) for cell in cells[1:]]
     if any(heads) and not all(heads):
@@ -111,10 +117,8 @@ def side_by_side_kernels(line: str) -> Optional[list[int]]:
 def ratio_columns(line: str) -> Optional[dict[int, tuple[int, int, str]]]:
     """{column: (NN, MM, "NN ÷ MM")} for the `NN ÷ MM, measured` columns of a table head whose first column is
     `shape`."""
-    if not line.startswith("|"):
-        return None
-    cells = table_cells(line)
-    if len(cells) < 2 or cells[0] != "shape":
+    cells = shape_head_cells(line)
+    if cells is None:
         return None
     columns = {i: (int(match[1]), int(match[2]), cell.split(",")[0]) for i, cell in enumerate(cells)
                if (match := RATIO_COLUMN.fullmatch(cell))}

@@ -59,6 +59,18 @@ class CheckNoteFiguresTest(unittest.TestCase):
         return subprocess.run([sys.executable, str(SCRIPT), "--root", str(self.root), *extra], capture_output=True,
                               text=True, timeout=60)
 
+    def assert_checked_and_fixed(self, right: str, wrong: str, problem: str):
+        """`right` passes; `wrong` fails, the problem named; --fix turns it back into `right`."""
+        self.note.write_text(right, encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.note.write_text(wrong, encoding="utf-8")
+        result = self.run_script()
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(problem, result.stdout)
+        self.assertEqual(self.run_script("--fix").returncode, 0)
+        self.assertEqual(self.note.read_text(encoding="utf-8"), right)
+
     def test_matching_figures_pass(self):
         self.note.write_text(NOTE, encoding="utf-8")
         result = self.run_script()
@@ -136,31 +148,17 @@ class CheckNoteFiguresTest(unittest.TestCase):
         (kernels / "02_second.cu").write_text("// another header\n\nint a = 1;\nint b = 3;\nint c = 4;\n",
                                               encoding="utf-8")
         right = "# 02\n\n`scripts/diff_chapters.sh 2` (+2 −1 lines against 01): the new line.\n"
-        self.note.write_text(right, encoding="utf-8")
-        result = self.run_script()
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.note.write_text(right.replace("+2 −1", "+3 −1"), encoding="utf-8")
-        result = self.run_script()
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("02_second.md:3: the change of chapter 2 is +3 −1, diff_chapters.sh gives +2 −1", result.stdout)
-        self.assertEqual(self.run_script("--fix").returncode, 0)
-        self.assertEqual(self.note.read_text(encoding="utf-8"), right)
+        self.assert_checked_and_fixed(right, right.replace("+2 −1", "+3 −1"),
+                                      "02_second.md:3: the change of chapter 2 is +3 −1, diff_chapters.sh gives +2 −1")
 
     def test_ratio_column_is_one_kernels_speed_over_anothers(self):
         # 02 ÷ 01: kernel 1's median time over kernel 2's, 0.1 / 0.02 = 5.0 at 1024³ and 0.004 / 0.003 = 1.33 below.
         right = ("# 02\n\nModel and measurement ([results](../results/gpu/compare.csv)):\n\n"
                  "| shape | the model's pick | 02 ÷ 01, measured |\n|---|---|---:|\n"
                  "| 1024³ | 02 | 5.0 |\n| 256 × 512 × 64 | 01 | 1.33 |\n")
-        self.note.write_text(right, encoding="utf-8")
-        result = self.run_script()
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.note.write_text(right.replace("| 1.33 |", "| 0.75 |"), encoding="utf-8")
-        result = self.run_script()
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("02_second.md:8 (256 × 512 × 64): 02 ÷ 01 says 0.75, ../results/gpu/compare.csv gives 1.33",
-                      result.stdout)
-        self.assertEqual(self.run_script("--fix").returncode, 0)
-        self.assertEqual(self.note.read_text(encoding="utf-8"), right)
+        self.assert_checked_and_fixed(
+            right, right.replace("| 1.33 |", "| 0.75 |"),
+            "02_second.md:8 (256 × 512 × 64): 02 ÷ 01 says 0.75, ../results/gpu/compare.csv gives 1.33")
         self.note.write_text(right.replace("02 ÷ 01", "02 ÷ 03"), encoding="utf-8")
         result = self.run_script()
         self.assertEqual(result.returncode, 2)
