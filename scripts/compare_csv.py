@@ -196,3 +196,14 @@ def gap_reason(row: Optional[pd.Series]) -> str:
         if status.startswith(reason):
             return reason
     return "no timing" if status == "ok" else (status.split(":")[0] or "no timing")
+
+
+def ratio_to_cublas(frame: pd.DataFrame, shape: Shape, kernel_id: int, csv_path: Path) -> float:
+    """cuBLAS's median time over the kernel's at the shape, as the issue's targets are set; InputError where either
+    has no valid time, so that a table never stands on a figure the run does not have."""
+    rows = {kid: row_at(frame, kid, shape) for kid in (CUBLAS_ID, kernel_id)}
+    for kid, row in rows.items():
+        if not is_measured(row) or not row["ms_median"] > 0:
+            raise InputError(f"{csv_path}: kernel {kid} has no valid time at {shape.note_label()} "
+                             f"({gap_reason(row)})")
+    return float(rows[CUBLAS_ID]["ms_median"]) / float(rows[kernel_id]["ms_median"])

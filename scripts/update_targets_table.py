@@ -38,7 +38,7 @@ from typing import Optional, Sequence
 
 import compare_csv
 import results_runs
-from compare_csv import CUBLAS_ID, InputError, Shape
+from compare_csv import InputError, Shape, ratio_to_cublas
 from plot_models import MODEL_PRESETS
 from update_readme_table import replace_between_markers
 
@@ -78,25 +78,17 @@ def preset_shapes(tokens: int) -> list[Shape]:
     return [Shape(tokens, layer.n, layer.k) for layers in MODEL_PRESETS.values() for layer in layers]
 
 
-def ratio(frame, shape: Shape, kernel_id: int, csv_path: Path) -> float:
-    """cuBLAS's median time over the kernel's at the shape; InputError where either has no valid time."""
-    rows = {kid: compare_csv.row_at(frame, kid, shape) for kid in (CUBLAS_ID, kernel_id)}
-    for kid, row in rows.items():
-        if not compare_csv.is_measured(row) or not row["ms_median"] > 0:
-            raise InputError(f"{csv_path}: kernel {kid} has no valid time at {shape.note_label()} "
-                             f"({compare_csv.gap_reason(row)})")
-    return float(rows[CUBLAS_ID]["ms_median"]) / float(rows[kernel_id]["ms_median"])
-
-
 def targets(frame, csv_path: Path, kernel_id: int = DISPATCH_ID) -> Targets:
     target_shapes = [shape for tokens in TARGET_TOKENS for shape in preset_shapes(tokens)]
-    ratios = {shape: ratio(frame, shape, kernel_id, csv_path) for shape in target_shapes}  # a shape missing: an error
-    short = [ratio(frame, shape, kernel_id, csv_path) for shape in preset_shapes(SHORT_TOKENS)]
+    # A shape missing from the run is an error.
+    ratios = {shape: ratio_to_cublas(frame, shape, kernel_id, csv_path) for shape in target_shapes}
+    short = [ratio_to_cublas(frame, shape, kernel_id, csv_path) for shape in preset_shapes(SHORT_TOKENS)]
     lowest_shape = min(ratios, key=lambda shape: (ratios[shape], shape))
     return Targets(mean=math.exp(sum(math.log(value) for value in ratios.values()) / len(ratios)),
                    at_bar=sum(value >= EVERY_SHAPE_BAR for value in ratios.values()), shapes=len(ratios),
                    lowest=ratios[lowest_shape], lowest_shape=lowest_shape, short_low=min(short), short_high=max(short),
-                   small=ratio(frame, SMALL, kernel_id, csv_path), medium=ratio(frame, MEDIUM, kernel_id, csv_path))
+                   small=ratio_to_cublas(frame, SMALL, kernel_id, csv_path),
+                   medium=ratio_to_cublas(frame, MEDIUM, kernel_id, csv_path))
 
 
 def row(label: str, found: Targets) -> str:
