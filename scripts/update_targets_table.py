@@ -3,9 +3,9 @@
 
     update_targets_table.py [--check] [--root DIR] [PAGE.md ...]
 
-DIR is the repository (default: the one holding this script); the pages default to kernels/16_dispatch.md and
-docs/results.md. For each results run declared in results/runs.json (scripts/results_runs.py) that has a models run,
-results/<dir>/models/compare.csv (`gemm compare --shapes llama3-8b,llama3-70b,1024x1024x1024,2048x2048x2048 --out`),
+DIR is the repository (default: the one holding this script); the pages default to kernels/16_dispatch.md,
+docs/results.md and README.md. For each results run declared in results/runs.json (scripts/results_runs.py) that has a
+models run, results/<dir>/models/compare.csv (`gemm compare --shapes llama3-8b,llama3-70b,1024x1024x1024,2048x2048x2048 --out`),
 one row gives the dispatch chapter's ratio to cuBLAS, each the ratio of the median times, as its targets are set (a
 shape of them missing from the run, or without a valid time, is an error):
 
@@ -48,7 +48,7 @@ END_MARKER = "<!-- targets-table:end -->"
 EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
 DISPATCH_ID = 16
-DEFAULT_PAGES = (Path("kernels/16_dispatch.md"), Path("docs/results.md"))
+DEFAULT_PAGES = (Path("kernels/16_dispatch.md"), Path("docs/results.md"), Path("README.md"))
 TARGET_TOKENS = (256, 512, 1024, 2048, 4096, 8192)  # the targets' shapes: every preset layer at these M, all needed
 SHORT_TOKENS = 128  # the aim's
 SMALL, MEDIUM = Shape(1024, 1024, 1024), Shape(2048, 2048, 2048)
@@ -143,7 +143,8 @@ def build_block(runs: Sequence[RunTargets], page: Path) -> list[str]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description="Regenerate the model presets' targets table from the models runs.")
-    parser.add_argument("pages", nargs="*", type=Path, help="pages to update (default: notes 16 and docs/results.md)")
+    parser.add_argument("pages", nargs="*", type=Path,
+                        help="pages to update (default: notes 16, docs/results.md and README.md)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this script's)")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table differs")
     args = parser.parse_args(argv)
