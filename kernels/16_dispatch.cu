@@ -10,8 +10,10 @@
 // shape and the GPU's resident clusters, and prepares the one it picks with that chapter's own launcher. Where kernel
 // 15 keeps 128 × 256 tiles and has as many cluster tiles as clusters or more, the model takes kernel 14 only where it
 // has at least kPingPongMinRounds rounds and comes out kPingPongRoundsMargin ahead; with fewer, or where kernel 15
-// takes narrower tiles, wherever it comes out kPingPongMargin ahead; and in either case only where K is a multiple of
-// 16 (rows of A and B 32-byte aligned, which kernel 14 needs more than kernel 15).
+// takes narrower tiles, wherever it comes out kPingPongMargin ahead; where kernel 15 splits its last round, also
+// wherever kernel 14 comes out kPingPongSplitMargin ahead of kernel 15's own schedule; where kernel 14 computes Cᵀ
+// (a ragged token count), wherever that is kPingPongTransposedMargin ahead; and in every case only where K is a
+// multiple of 16 (rows of A and B 32-byte aligned, which kernel 14 needs more than kernel 15).
 //
 // Shapes: any M and N up to kTileTableMaxExtent (kernel 15's rule, the stricter of the two); N and K multiples of 8.
 
