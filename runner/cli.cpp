@@ -123,7 +123,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* check = app.add_subcommand("check", "Validate kernels over a set of shapes and seeds");
   check->add_option("id", check_ids, "Kernel id, comma-separated ids, or all")->required();
   check->add_option("--shapes", check_shapes,
-                    "suite, MxNxK[,MxNxK...], or random:N (N shapes per shape rule, drawn from the seed)");
+                    "suite, MxNxK[,MxNxK...] and model presets (" + model_preset_names() +
+                        "), or random:N (N shapes per shape rule, drawn from the seed)");
   check->add_option("--seeds", check_defaults.seeds, "Seeds per shape")->check(CLI::Range(1, 1000));
   auto* check_seed_option = check->add_option("--seed", check_seed, "First seed (default: random, printed)");
   auto* check_fault_option = check->add_option("--inject-fault", check_fault,
@@ -142,7 +143,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* compare = app.add_subcommand("compare", "Time several kernels against cuBLAS in one run, interleaved rep by rep");
   compare->add_option("--kernels", compare_ids, "all, or comma-separated ids (cuBLAS is always included)");
   auto* sizes_option = compare->add_option("--sizes", compare_sizes, "Square sizes, e.g. 1024,4096");
-  auto* shapes_option = compare->add_option("--shapes", compare_shapes, "Shapes MxNxK[,MxNxK...]");
+  auto* shapes_option = compare->add_option(
+      "--shapes", compare_shapes, "Shapes MxNxK[,MxNxK...] and model presets (" + model_preset_names() + ")");
   compare->add_option("--reps", compare_defaults.reps, "Timed repetitions per kernel and shape")->check(CLI::Range(1, 100000));
   compare->add_option("--warmup", compare_defaults.warmup, "Untimed repetitions first")->check(CLI::Range(0, 100000));
   compare->add_flag("--hot", compare_defaults.hot, "Keep the L2 warm (default: flush it before every rep)");
@@ -187,9 +189,13 @@ Command parse_command_line(int argc, const char* const* argv) {
   }
 
   if (list->parsed()) return list_command;
-  if (layout->parsed()) return layout_command;
+  if (layout->parsed()) {
+    if (layout->count("--svg") > 0 && layout_command.svg.empty()) throw UsageError("--svg needs a file name");
+    return layout_command;
+  }
   if (explain->parsed()) {
-    if (!explain_command.shapes.empty()) parse_shape_list(explain_command.shapes);  // a bad shape is a usage error now
+    // A bad shape is a usage error now; an empty --shapes is one too, not the default shapes.
+    if (explain->count("--shapes") > 0) parse_shape_list(explain_command.shapes);
     return explain_command;
   }
 

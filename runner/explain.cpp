@@ -24,7 +24,8 @@ CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
   CLI::App* explain = app.add_subcommand(
       "explain", "What the dispatch chapter (16) launches on each shape, and why (its cost model; no kernel runs)");
   explain->add_option("--shapes", command.shapes,
-                      "Shapes MxNxK[,...] or model presets (llama3-8b, llama3-70b); default: the results runs' shapes");
+                      "Shapes MxNxK[,...] and model presets (" + model_preset_names() +
+                          "); default: the results runs' shapes");
   explain->add_option("--clusters", command.clusters,
                       "Resident clusters of two CTAs (66 on a 132-SM H100 or H200); default: ask the GPU")
       ->check(CLI::Range(1, 1 << 16));
@@ -75,13 +76,14 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   if (estimate.pingpong) {
     line << "14 pingpong   " << (estimate.pingpong_transposed ? transposed : "");
     line << "128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << estimate.pingpong_cluster_tiles
-         << " cluster tiles in " << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
+         << (estimate.pingpong_cluster_tiles == 1 ? " cluster tile in " : " cluster tiles in ") << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
   } else {
     const FewTilesPlan& plan = estimate.few_tiles_plan;
     const StreamKSchedule& schedule = plan.schedule;
     line << "15 few_tiles  " << (plan.transposed ? transposed : "");
     line << plan.block_m << "x" << plan.block_n << " tiles, "
-         << plan.cluster_m << "x" << plan.cluster_n << " clusters: " << plan.cluster_tiles << " cluster tiles";
+         << plan.cluster_m << "x" << plan.cluster_n << " clusters: " << plan.cluster_tiles
+         << (plan.cluster_tiles == 1 ? " cluster tile" : " cluster tiles");
     if (plan.cluster_tiles < plan.resident_clusters) {
       if (schedule.even_shares() > 0)
         line << " of " << plan.k_blocks << " k blocks, each split along K in " << schedule.even_shares()
@@ -93,7 +95,8 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
       else
         line << " whole, one per cluster (no split pays)";
     } else if (schedule.splits()) {
-      line << ", " << schedule.full_rounds() << " whole rounds, the last " << schedule.split_tiles()
+      line << ", " << schedule.full_rounds() << (schedule.full_rounds() == 1 ? " whole round" : " whole rounds")
+           << ", the last " << schedule.split_tiles()
            << " split along K over " << schedule.workers << " clusters";
     } else {
       const int rounds = schedule.rounds();

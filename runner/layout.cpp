@@ -509,7 +509,7 @@ const LayoutEntry kLayouts[] = {
     {"swizzle-128b", "swizzle-128b [chunks|tma|k-steps]",
      "where row r's 16-byte chunks land: 02's swizzle, TMA's 128B mode (--base), wgmma's k steps (03)"},
     {"wgmma-m64n128", "wgmma-m64n128 [--full]", "wgmma accumulator: thread and register -> row and column (03, 04)"},
-    {"wgmma-m64n256", "wgmma-m64n256 [--full]", "the same for m64n256 (05); any wgmma-m64nN with N % 8 == 0 works"},
+    {"wgmma-m64n256", "wgmma-m64n256 [--full]", "the same for m64n256 (05); any wgmma-m64nN with N % 8 == 0, up to 256, works"},
     {"tile-order", "tile-order grouped|hilbert",
      "persistent tile orders with waves marked (06, 09): --m --n --tile-m --tile-n --group --sms"},
     {"tmem", "tmem [ld|D|E|F]",

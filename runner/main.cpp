@@ -21,8 +21,19 @@
 
 namespace {
 
+// A message on one line whatever it quotes: an argument with a line break in it is echoed with `\n`.
+std::string one_line(std::string_view text) {
+  std::string line;
+  for (const char c : text) {
+    if (c == '\n') line += "\\n";
+    else if (c == '\r') line += "\\r";
+    else line += c;
+  }
+  return line;
+}
+
 int fail(const char* kind, const std::exception& error, int code) {
-  std::cerr << "gemm: " << kind << error.what() << "\n";
+  std::cerr << "gemm: " << kind << one_line(error.what()) << "\n";
   return code;
 }
 

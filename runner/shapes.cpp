@@ -57,14 +57,21 @@ std::vector<Shape> parse_shape_list(std::string_view text) {
       shapes.insert(shapes.end(), preset.begin(), preset.end());
       continue;
     }
-    if (!part.empty() && part.find('x') == std::string_view::npos && !(part[0] >= '0' && part[0] <= '9')) {
-      std::string names;
-      for (const ModelPreset& model : model_presets()) names += (names.empty() ? "" : ", ") + std::string(model.name);
-      throw UsageError("bad shape '" + std::string(part) + "': expected MxNxK or a model preset (" + names + ")");
+    try {
+      shapes.push_back(parse_shape(part));
+    } catch (const UsageError&) {  // neither: say both forms (a misspelt preset may well contain an 'x')
+      throw UsageError("bad shape '" + std::string(part) +
+                       "': expected MxNxK with integers from 1 to 2147483647 (e.g. 4096x14336x4096) or a model "
+                       "preset (" + model_preset_names() + ")");
     }
-    shapes.push_back(parse_shape(part));
   }
   return shapes;
+}
+
+std::string model_preset_names() {
+  std::string names;
+  for (const ModelPreset& model : model_presets()) names += (names.empty() ? "" : ", ") + std::string(model.name);
+  return names;
 }
 
 const std::vector<ModelPreset>& model_presets() {

@@ -39,6 +39,8 @@ struct ModelPreset {
   std::vector<ModelLayer> layers;
 };
 const std::vector<ModelPreset>& model_presets();
+// The presets' names, comma-separated ("llama3-8b, llama3-70b"), for help texts and errors.
+std::string model_preset_names();
 // The token counts every preset runs at: 128, 256, ..., 8192.
 const std::vector<int>& preset_token_counts();
 // A preset's shapes, layer by layer, each at every token count in order; empty if `name` names no preset.
