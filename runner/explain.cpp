@@ -23,6 +23,9 @@ FewTilesMemory few_tiles_memory();  // kernels/15_few_tiles.cu: the DRAM's rate 
 CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
   CLI::App* explain = app.add_subcommand(
       "explain", "What the dispatch chapter (16) launches on each shape, and why (its cost model; no kernel runs)");
+  explain->add_option("id", command.kernel,
+                      "16 (default): what the dispatch chapter launches and why; 15 or 14: that kernel's own plan")
+      ->check(CLI::IsMember({14, 15, 16}));
   explain->add_option("--shapes", command.shapes,
                       "Shapes MxNxK[,...] and model presets (" + model_preset_names() +
                           "); default: the results runs' shapes");
@@ -64,47 +67,75 @@ std::string percent(double fraction) {  // "2 %", "0.5 %"
 
 }  // namespace
 
+namespace {
+
+// "C transposed (NxMxK): " where the plan computes Cᵀ = B·Aᵀ (plan_pingpong, plan_few_tiles_or_transposed): its tiles
+// are then of that problem.
+std::string transposed_prefix(const Shape& shape, bool transposed) {
+  return transposed ? "C transposed (" + to_string(Shape{shape.n, shape.m, shape.k}) + "): " : "";
+}
+
+// Kernel 14's plan: "128x176 tiles, 2x1 clusters: 63 cluster tiles in 1 round".
+std::string pingpong_plan_text(const Shape& shape, int width, int cluster_tiles, int rounds, bool transposed) {
+  std::ostringstream text;
+  text << transposed_prefix(shape, transposed) << "128x" << width << " tiles, 2x1 clusters: " << cluster_tiles
+       << (cluster_tiles == 1 ? " cluster tile in " : " cluster tiles in ") << rounds
+       << (rounds == 1 ? " round" : " rounds");
+  return text.str();
+}
+
+// Kernel 15's plan: its tiling, clusters and schedule, and the L2 fills off the lines.
+std::string few_tiles_plan_text(const Shape& shape, const FewTilesPlan& plan) {
+  const StreamKSchedule& schedule = plan.schedule;
+  std::ostringstream line;
+  line << transposed_prefix(shape, plan.transposed);
+  line << plan.block_m << "x" << plan.block_n << " tiles, " << plan.cluster_m << "x" << plan.cluster_n
+       << " clusters: " << plan.cluster_tiles << (plan.cluster_tiles == 1 ? " cluster tile" : " cluster tiles");
+  if (plan.cluster_tiles < plan.resident_clusters) {
+    if (schedule.even_shares() > 0)
+      line << " of " << plan.k_blocks << " k blocks, each split along K in " << schedule.even_shares()
+           << " equal shares over " << schedule.workers << " clusters";
+    else if (schedule.splits())
+      line << " of " << plan.k_blocks << " k blocks split along K over " << schedule.workers << " clusters";
+    else if (plan.whole_over_dram)
+      line << " whole, one per cluster (a split over every cluster would wait on the DRAM)";
+    else if (fitted_width(plan.block_m, plan.block_n))
+      line << " whole, one per cluster (a width fitted to one round)";
+    else
+      line << " whole, one per cluster (no split pays)";
+  } else if (schedule.splits()) {
+    line << ", " << schedule.full_rounds() << (schedule.full_rounds() == 1 ? " whole round" : " whole rounds")
+         << ", the last " << schedule.split_tiles() << " split along K over " << schedule.workers << " clusters";
+  } else {
+    const int rounds = schedule.rounds();
+    line << " in " << rounds << (rounds == 1 ? " round" : " rounds") << " on " << schedule.workers << " clusters";
+  }
+  if (operand_fill_bytes(shape.k) != kOnLinesFillBytes)  // rows off the L2's lines (common/few_tiles.h)
+    line << "; " << operand_fill_bytes(shape.k) << "-byte L2 fills";
+  return line.str();
+}
+
+// Why a kernel of `rule` does not take the shape, or nothing.
+std::optional<std::string> refusal_line(const Shape& shape, ShapeRule rule) {
+  if (const auto refusal = shape_refusal(rule, shape.m, shape.n, shape.k))
+    return to_string(shape) + "  not taken: " + *refusal;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, const FewTilesMemory& memory) {
+  if (auto refusal = refusal_line(shape, ShapeRule::kTmaAlignedTileTable)) return *refusal;
   std::ostringstream line;
   line << to_string(shape) << "  ";
-  if (const auto refusal = shape_refusal(ShapeRule::kTmaAlignedTileTable, shape.m, shape.n, shape.k))
-    return line.str() + "not taken: " + *refusal;
   const PingPongEstimate estimate =
       estimate_pingpong(shape.m, shape.n, shape.k, clusters, quad_clusters, memory);
-  // Where the kernel launched computes Cᵀ (plan_pingpong, plan_few_tiles_or_transposed), its tiles are of this problem.
-  const std::string transposed = "C transposed (" + to_string(Shape{shape.n, shape.m, shape.k}) + "): ";
-  if (estimate.pingpong) {
-    line << "14 pingpong   " << (estimate.pingpong_transposed ? transposed : "");
-    line << "128x" << estimate.pingpong_width << " tiles, 2x1 clusters: " << estimate.pingpong_cluster_tiles
-         << (estimate.pingpong_cluster_tiles == 1 ? " cluster tile in " : " cluster tiles in ") << estimate.pingpong_rounds << (estimate.pingpong_rounds == 1 ? " round" : " rounds");
-  } else {
-    const FewTilesPlan& plan = estimate.few_tiles_plan;
-    const StreamKSchedule& schedule = plan.schedule;
-    line << "15 few_tiles  " << (plan.transposed ? transposed : "");
-    line << plan.block_m << "x" << plan.block_n << " tiles, "
-         << plan.cluster_m << "x" << plan.cluster_n << " clusters: " << plan.cluster_tiles
-         << (plan.cluster_tiles == 1 ? " cluster tile" : " cluster tiles");
-    if (plan.cluster_tiles < plan.resident_clusters) {
-      if (schedule.even_shares() > 0)
-        line << " of " << plan.k_blocks << " k blocks, each split along K in " << schedule.even_shares()
-             << " equal shares over " << schedule.workers << " clusters";
-      else if (schedule.splits())
-        line << " of " << plan.k_blocks << " k blocks split along K over " << schedule.workers << " clusters";
-      else if (plan.whole_over_dram)
-        line << " whole, one per cluster (a split over every cluster would wait on the DRAM)";
-      else
-        line << " whole, one per cluster (no split pays)";
-    } else if (schedule.splits()) {
-      line << ", " << schedule.full_rounds() << (schedule.full_rounds() == 1 ? " whole round" : " whole rounds")
-           << ", the last " << schedule.split_tiles()
-           << " split along K over " << schedule.workers << " clusters";
-    } else {
-      const int rounds = schedule.rounds();
-      line << " in " << rounds << (rounds == 1 ? " round" : " rounds") << " on " << schedule.workers << " clusters";
-    }
-    if (operand_fill_bytes(shape.k) != kOnLinesFillBytes)  // rows off the L2's lines (common/few_tiles.h)
-      line << "; " << operand_fill_bytes(shape.k) << "-byte L2 fills";
-  }
+  if (estimate.pingpong)
+    line << "14 pingpong   "
+         << pingpong_plan_text(shape, estimate.pingpong_width, estimate.pingpong_cluster_tiles,
+                               estimate.pingpong_rounds, estimate.pingpong_transposed);
+  else
+    line << "15 few_tiles  " << few_tiles_plan_text(shape, estimate.few_tiles_plan);
   line << "  (model, cycles per SM: 15 " << thousands(estimate.cooperative_cycles);
   if (estimate.split_last_round) line << ", by its split schedule " << thousands(estimate.few_tiles_plan.schedule_cycles);
   line << ", 14 " << thousands(estimate.rule_cycles);
@@ -131,6 +162,27 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   return line.str();
 }
 
+std::string explain_few_tiles_plan(const Shape& shape, int clusters, int quad_clusters, const FewTilesMemory& memory) {
+  if (auto refusal = refusal_line(shape, find_kernel(15)->shape_rule)) return *refusal;
+  // As kernel 15's launcher asks it (prepare_few_tiles): clusters of four only where the rows are off the lines.
+  const FewTilesPlan plan = plan_few_tiles_or_transposed(shape.m, shape.n, shape.k, clusters,
+                                                         rows_off_lines(shape.k) ? quad_clusters : 0, memory);
+  return to_string(shape) + "  " + few_tiles_plan_text(shape, plan) +
+         "  (its model: " + thousands(plan.schedule_cycles) + " cycles per SM by its schedule)";
+}
+
+std::string explain_pingpong_plan(const Shape& shape, int clusters) {
+  if (auto refusal = refusal_line(shape, find_kernel(14)->shape_rule)) return *refusal;
+  const PingPongPlan plan = plan_pingpong(shape.m, shape.n, shape.k, clusters);  // as prepare_pingpong asks it
+  std::string line = to_string(shape) + "  " +
+                     pingpong_plan_text(shape, plan.widths.width, plan.widths.cluster_tiles, plan.widths.rounds,
+                                        plan.transposed) +
+                     "  (its model: " + thousands(plan.widths.cycles) + " cycles per SM";
+  if (plan.transposed) line += "; C as given " + thousands(plan.as_given.cycles) + " at 128x" +
+                               std::to_string(plan.as_given.width);
+  return line + ")";
+}
+
 int command_explain(const ExplainCommand& command) {
   int clusters = command.clusters, quad_clusters = command.quad_clusters;
   FewTilesMemory memory;  // as given, or as the GPU reports it, or none
@@ -147,7 +199,9 @@ int command_explain(const ExplainCommand& command) {
   if (command.dram_bytes_per_cycle >= 0) memory.dram_bytes_per_cycle = command.dram_bytes_per_cycle;
   if (command.l2_mib >= 0) memory.l2_bytes = command.l2_mib * 1024 * 1024;
   const std::vector<Shape> shapes = command.shapes.empty() ? results_run_shapes() : parse_shape_list(command.shapes);
-  std::cout << "kernel 16 (dispatch) on " << clusters << " resident clusters of two CTAs and "
+  const KernelInfo& kernel = *find_kernel(command.kernel);
+  std::cout << "kernel " << kernel.id << " (" << kernel.name << (kernel.id == 16 ? "" : ", its own plan") << ") on "
+            << clusters << " resident clusters of two CTAs and "
             << (quad_clusters > 0 ? std::to_string(quad_clusters) : "no") << " 2x2 clusters of four"
             << (quad_clusters > 0 ? "" : " (kernel 15 takes them where K % 64 != 0: give --quad-clusters)");
   if (memory.dram_bytes_per_cycle > 0)
@@ -156,7 +210,11 @@ int command_explain(const ExplainCommand& command) {
   else
     std::cout << ", DRAM not weighed (give --dram-bytes-per-cycle)";
   std::cout << ":\n";
-  for (const Shape& shape : shapes) std::cout << explain_shape(shape, clusters, quad_clusters, memory) << "\n";
+  for (const Shape& shape : shapes)
+    std::cout << (command.kernel == 15   ? explain_few_tiles_plan(shape, clusters, quad_clusters, memory)
+                  : command.kernel == 14 ? explain_pingpong_plan(shape, clusters)
+                                         : explain_shape(shape, clusters, quad_clusters, memory))
+              << "\n";
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/errors.h"
 #include "runner/cli.h"
+#include "runner/explain.h"
 
 namespace gemm {
 
@@ -366,6 +367,22 @@ TEST(CliCompare, RejectsABadSize) {
 TEST(CliCompare, RejectsZeroReps) {
   const std::string message = usage_error({"compare", "--reps", "0"});
   EXPECT_TRUE(has(message, "--reps"));
+}
+
+TEST(CliExplain, DefaultsToTheDispatchChapterAndTakesTheTwoItChoosesBetween) {
+  EXPECT_EQ(parse_as<ExplainCommand>({"explain", "--clusters", "66"}).kernel, 16);
+  const ExplainCommand few_tiles = parse_as<ExplainCommand>({"explain", "15", "--clusters", "66", "--shapes", "1x8x8"});
+  EXPECT_EQ(few_tiles.kernel, 15);
+  EXPECT_EQ(few_tiles.clusters, 66);
+  EXPECT_EQ(few_tiles.shapes, "1x8x8");
+  EXPECT_EQ(parse_as<ExplainCommand>({"explain", "14", "--clusters", "66"}).kernel, 14);
+  EXPECT_TRUE(has(usage_error({"explain", "13", "--clusters", "66"}), "13 not in {14,15,16}"));
+}
+
+TEST(CliExplain, AnEmptyOrBadShapeListIsAnError) {
+  EXPECT_TRUE(has(usage_error({"explain", "--clusters", "66", "--shapes", ""}), "bad shape ''"));
+  EXPECT_TRUE(has(usage_error({"explain", "--clusters", "66", "--shapes", "llama3-8x"}),
+                  "or a model preset (llama3-8b, llama3-70b)"));
 }
 
 }  // namespace
