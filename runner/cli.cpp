@@ -107,8 +107,10 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* run_m_option = run->add_option("--m", run_m, "Rows of A and C");
   auto* run_n_option = run->add_option("--n", run_n, "Rows of B, columns of C");
   auto* run_k_option = run->add_option("--k", run_k, "The reduction dimension");
-  run->add_option("--reps", run_defaults.reps, "Timed repetitions (median reported)")->check(CLI::Range(1, 100000));
-  run->add_option("--warmup", run_defaults.warmup, "Untimed repetitions first")->check(CLI::Range(0, 100000));
+  run->add_option("--reps", run_defaults.reps, "Timed repetitions (median reported)")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  run->add_option("--warmup", run_defaults.warmup, "Untimed repetitions first")
+      ->capture_default_str()->check(CLI::Range(0, 100000));
   run->add_flag("--hot", run_defaults.hot, "Keep the L2 warm (default: flush it before every rep)");
   auto* run_seed_option = run->add_option("--seed", run_seed, "Input seed (default: random, printed)");
   auto* run_fault_option =
@@ -125,7 +127,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   check->add_option("--shapes", check_shapes,
                     "suite, MxNxK[,MxNxK...] and model presets (" + model_preset_names() +
                         "), or random:N (N shapes per shape rule, drawn from the seed)");
-  check->add_option("--seeds", check_defaults.seeds, "Seeds per shape")->check(CLI::Range(1, 1000));
+  check->add_option("--seeds", check_defaults.seeds, "Seeds per shape")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
   auto* check_seed_option = check->add_option("--seed", check_seed, "First seed (default: random, printed)");
   auto* check_fault_option = check->add_option("--inject-fault", check_fault,
                                                std::string("Plant a fault to test the checks: ") + fault_names());
@@ -145,8 +148,10 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* sizes_option = compare->add_option("--sizes", compare_sizes, "Square sizes, e.g. 1024,4096");
   auto* shapes_option = compare->add_option(
       "--shapes", compare_shapes, "Shapes MxNxK[,MxNxK...] and model presets (" + model_preset_names() + ")");
-  compare->add_option("--reps", compare_defaults.reps, "Timed repetitions per kernel and shape")->check(CLI::Range(1, 100000));
-  compare->add_option("--warmup", compare_defaults.warmup, "Untimed repetitions first")->check(CLI::Range(0, 100000));
+  compare->add_option("--reps", compare_defaults.reps, "Timed repetitions per kernel and shape")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  compare->add_option("--warmup", compare_defaults.warmup, "Untimed repetitions first")
+      ->capture_default_str()->check(CLI::Range(0, 100000));
   compare->add_flag("--hot", compare_defaults.hot, "Keep the L2 warm (default: flush it before every rep)");
   compare->add_flag("--blocked", compare_defaults.blocked,
                     "Time each kernel alone: 2 s back to back, then at least 2 s of reps, at the clock its own power allows "
