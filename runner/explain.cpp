@@ -26,7 +26,7 @@ CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
   explain->add_option("id", command.kernel,
                       "16 (default): what the dispatch chapter launches and why; 15 or 14: that kernel's own plan")
       ->check(CLI::IsMember({14, 15, 16}));
-  explain->add_option("--shapes", command.shapes,
+  explain->add_option("--shapes,--shape", command.shapes,
                       "Shapes MxNxK[,...] and model presets (" + model_preset_names() +
                           "); default: the results runs' shapes");
   explain->add_option("--clusters", command.clusters,

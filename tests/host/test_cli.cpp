@@ -376,6 +376,7 @@ TEST(CliExplain, DefaultsToTheDispatchChapterAndTakesTheTwoItChoosesBetween) {
   EXPECT_EQ(few_tiles.clusters, 66);
   EXPECT_EQ(few_tiles.shapes, "1x8x8");
   EXPECT_EQ(parse_as<ExplainCommand>({"explain", "14", "--clusters", "66"}).kernel, 14);
+  EXPECT_EQ(parse_as<ExplainCommand>({"explain", "15", "--clusters", "66", "--shape", "64x8x8"}).shapes, "64x8x8");
   EXPECT_TRUE(has(usage_error({"explain", "13", "--clusters", "66"}), "13 not in {14,15,16}"));
 }
 
