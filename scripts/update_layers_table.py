@@ -42,12 +42,11 @@ from typing import Optional, Sequence
 import compare_csv
 import results_runs
 from compare_csv import CUBLAS_ID, InputError, Shape, ratio_to_cublas
-from update_readme_table import replace_between_markers
+from update_readme_table import update_marked_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- layers-table:begin -->"
 END_MARKER = "<!-- layers-table:end -->"
-EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
 DEFAULT_DECLARATION = Path("results/nvidia-h200/dispatch/layers.json")
 DEFAULT_PAGES = (Path("kernels/16_dispatch.md"), Path("docs/results.md"), Path("README.md"))
@@ -165,29 +164,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     program = Path(__file__).name
     pages = args.pages or [args.root / page for page in DEFAULT_PAGES]
     declaration = args.declaration or args.root / DEFAULT_DECLARATION
-    status = 0
     try:
         gpu, kernel_id, groups = load_declaration(declaration)
         found = [figures(group, kernel_id) for group in groups]  # read once for all pages
-        for page in pages:
-            try:
-                old = page.read_text(encoding="utf-8")
-            except OSError as error:
-                raise InputError(f"{page}: {error.strerror}") from None
-            block = build_block(gpu, kernel_id, groups, found, declaration, page)
-            new = replace_between_markers(old, block, page, (BEGIN_MARKER, END_MARKER))
-            if new == old:
-                print(f"{page}: layers table up to date")
-            elif args.check:
-                print(f"{page}: the layers table differs from the runs (run {program})")
-                status = EXIT_DIFFERENT
-            else:
-                page.write_text(new, encoding="utf-8")
-                print(f"{page}: layers table updated")
+        return update_marked_pages(pages,
+                                   lambda page: build_block(gpu, kernel_id, groups, found, declaration, page),
+                                   (BEGIN_MARKER, END_MARKER), "layers table", "the runs", program, args.check)
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    return status
 
 
 if __name__ == "__main__":

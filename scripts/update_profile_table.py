@@ -30,12 +30,11 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from compare_csv import CUBLAS_ID, InputError, Shape
-from update_readme_table import replace_between_markers
+from update_readme_table import update_marked_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- profile-table:begin -->"
 END_MARKER = "<!-- profile-table:end -->"
-EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
 DEFAULT_PROFILES = Path("results/nvidia-h200/dispatch/missed_targets")
 DEFAULT_PAGE = Path("kernels/16_dispatch.md")
@@ -173,25 +172,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     program = Path(__file__).name
     page = args.page or args.root / DEFAULT_PAGE
     try:
-        try:
-            old = page.read_text(encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"{page}: {error.strerror}") from None
         block = build_block(args.profiles or args.root / DEFAULT_PROFILES)
-        new = replace_between_markers(old, block, page, (BEGIN_MARKER, END_MARKER))
+        return update_marked_pages([page], lambda _: block, (BEGIN_MARKER, END_MARKER), "profile table",
+                                   "the profiles", program, args.check)
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if new == old:
-        print(f"{page}: profile table up to date")
-        return 0
-    if args.check:
-        print(f"{page}: the profile table differs from the profiles (run {program})")
-        return EXIT_DIFFERENT
-    page.write_text(new, encoding="utf-8")
-    print(f"{page}: profile table updated")
-    return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

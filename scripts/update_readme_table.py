@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import pandas as pd
 
@@ -160,6 +160,29 @@ def replace_between_markers(text: str, block_lines: Sequence[str], source: Path,
     begin_line = lines[begin] if lines[begin].endswith(("\n", "\r")) else lines[begin] + newline
     block = "".join(line + newline for line in block_lines)
     return "".join(lines[:begin]) + begin_line + block + "".join(lines[end:])
+
+
+def update_marked_pages(pages: Sequence[Path], block_for: Callable[[Path], Sequence[str]], markers: tuple[str, str],
+                        table: str, source: str, program: str, check: bool) -> int:
+    """Puts `block_for(page)` between the marker lines of each page, saying per page whether `table` was up to date,
+    updated or, with `check`, differs from `source` (then nothing is written). Returns 1 where --check found a
+    difference, else 0; an unreadable page or mangled markers raise InputError."""
+    status = 0
+    for page in pages:
+        try:
+            old = page.read_text(encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"{page}: {error.strerror}") from None
+        new = replace_between_markers(old, block_for(page), page, markers)
+        if new == old:
+            print(f"{page}: {table} up to date")
+        elif check:
+            print(f"{page}: the {table} differs from {source} (run {program})")
+            status = 1
+        else:
+            page.write_text(new, encoding="utf-8")
+            print(f"{page}: {table} updated")
+    return status
 
 
 def render_block(frame: pd.DataFrame, csv_path: Path, readme: Path, document: dict,

@@ -40,12 +40,11 @@ import compare_csv
 import results_runs
 from compare_csv import InputError, Shape, ratio_to_cublas
 from plot_models import MODEL_PRESETS
-from update_readme_table import replace_between_markers
+from update_readme_table import update_marked_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- targets-table:begin -->"
 END_MARKER = "<!-- targets-table:end -->"
-EXIT_DIFFERENT = 1
 EXIT_BAD_INPUT = 2
 DISPATCH_ID = 16
 DEFAULT_PAGES = (Path("kernels/16_dispatch.md"), Path("docs/results.md"), Path("README.md"))
@@ -150,27 +149,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     program = Path(__file__).name
     pages = args.pages or [args.root / page for page in DEFAULT_PAGES]
-    status = 0
     try:
         runs = run_targets(args.root)
-        for page in pages:
-            try:
-                old = page.read_text(encoding="utf-8")
-            except OSError as error:
-                raise InputError(f"{page}: {error.strerror}") from None
-            new = replace_between_markers(old, build_block(runs, page), page, (BEGIN_MARKER, END_MARKER))
-            if new == old:
-                print(f"{page}: targets table up to date")
-            elif args.check:
-                print(f"{page}: the targets table differs from the models runs (run {program})")
-                status = EXIT_DIFFERENT
-            else:
-                page.write_text(new, encoding="utf-8")
-                print(f"{page}: targets table updated")
+        return update_marked_pages(pages, lambda page: build_block(runs, page), (BEGIN_MARKER, END_MARKER),
+                                   "targets table", "the models runs", program, args.check)
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    return status
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from . import compare_rows
+from .compare_rows import HEADER
+
 SCRIPTS = Path(__file__).resolve().parents[1]
 SCRIPT = SCRIPTS / "plot_models.py"
-FIXTURE = Path(__file__).resolve().parent / "data" / "compare.csv"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-HEADER = FIXTURE.read_text(encoding="utf-8").splitlines()[0]
 
 # The layers (N, K) of llama3-8b and llama3-70b, as runner/shapes.cpp's model_presets() lists them.
 LAYERS = ((6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336),
@@ -23,12 +24,8 @@ KERNELS = {0: ("cublas", 1.0), 8: ("tma_store", 0.6), 16: ("dispatch", 0.95)}
 
 
 def csv_row(kernel, name, m, n, k, ratio, status="ok"):
-    """One compare.csv row in HEADER's column order, with a time and TFLOP/s consistent with `ratio`."""
-    ms = 1.0 / ratio
-    values = {"kernel": kernel, "name": name, "m": m, "n": n, "k": k, "ms_median": ms, "ms_q1": ms, "ms_q3": ms,
-              "tflops": 2.0 * m * n * k / (ms * 1e9), "vs_cublas": ratio, "max_rel_err": 0.0, "status": status,
-              "max_abs_err": 0.0, "rel_l2_err": 0.0, "sm_clock_mhz": 1980, "power_w": 300.0}
-    return ",".join(str(values.get(column, "")) for column in HEADER.split(","))
+    """One compare.csv row with a time and TFLOP/s consistent with `ratio` to cuBLAS (1 ms)."""
+    return compare_rows.csv_row(kernel, name, m, n, k, 1.0 / ratio, status, vs_cublas=ratio)
 
 
 def write_csv(path, kernels=KERNELS, status_of=lambda kernel, m, n, k: "ok"):

@@ -11,22 +11,16 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from .compare_rows import HEADER, csv_row
+
 SCRIPTS = Path(__file__).resolve().parents[1]
 SCRIPT = SCRIPTS / "update_layers_table.py"
-HEADER = (Path(__file__).resolve().parent / "data" / "compare.csv").read_text(encoding="utf-8").splitlines()[0]
 PAGE = "# notes\n\nbefore\n\n<!-- layers-table:begin -->\nstale\n<!-- layers-table:end -->\n\nafter\n"
 
 # Kernel 16's ratio to cuBLAS by shape. Under 512 tokens: 0.81 and 0.64, geometric mean sqrt(0.5184) = 0.72; from 512:
 # 1.0 and 0.9604, sqrt(0.9604) = 0.98; all four: sqrt(0.72 * 0.98) = sqrt(0.7056) = 0.84. Under 0.95: two.
 LAYERS = {(128, 1024, 1024): 0.81, (256, 1024, 1024): 0.64, (512, 2048, 1024): 1.0, (1024, 2048, 1024): 0.9604}
 CONTROL = (2048, 2048, 2048)  # measured beside the layers, left out by the declaration
-
-
-def csv_row(kernel, name, m, n, k, ms, status="ok"):
-    values = {"kernel": kernel, "name": name, "m": m, "n": n, "k": k, "ms_median": ms, "ms_q1": ms, "ms_q3": ms,
-              "tflops": 2.0 * m * n * k / (ms * 1e9), "vs_cublas": 0.0, "max_rel_err": 0.0, "status": status,
-              "max_abs_err": 0.0, "rel_l2_err": 0.0, "sm_clock_mhz": 1980, "power_w": 300.0}
-    return ",".join(str(values.get(column, "")) for column in HEADER.split(","))
 
 
 class LayersTableTest(unittest.TestCase):

@@ -11,21 +11,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from .compare_rows import HEADER, csv_row
+
 SCRIPTS = Path(__file__).resolve().parents[1]
 SCRIPT = SCRIPTS / "update_targets_table.py"
-HEADER = (Path(__file__).resolve().parent / "data" / "compare.csv").read_text(encoding="utf-8").splitlines()[0]
 
 # The layers (N, K) of llama3-8b and llama3-70b, as runner/shapes.cpp's model_presets() lists them.
 LAYERS = ((6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336),
           (10240, 8192), (8192, 8192), (57344, 8192), (8192, 28672))
 PAGE = "# notes\n\nbefore\n\n<!-- targets-table:begin -->\nstale\n<!-- targets-table:end -->\n\nafter\n"
-
-
-def csv_row(kernel, name, m, n, k, ms, status="ok"):
-    values = {"kernel": kernel, "name": name, "m": m, "n": n, "k": k, "ms_median": ms, "ms_q1": ms, "ms_q3": ms,
-              "tflops": 2.0 * m * n * k / (ms * 1e9), "vs_cublas": 0.0, "max_rel_err": 0.0, "status": status,
-              "max_abs_err": 0.0, "rel_l2_err": 0.0, "sm_clock_mhz": 1980, "power_w": 300.0}
-    return ",".join(str(values.get(column, "")) for column in HEADER.split(","))
 
 
 class TargetsTableTest(unittest.TestCase):
