@@ -65,10 +65,6 @@ std::string percent(double fraction) {  // "2 %", "0.5 %"
   return figure + " %";
 }
 
-}  // namespace
-
-namespace {
-
 // "C transposed (NxMxK): " where the plan computes Cᵀ = B·Aᵀ (plan_pingpong, plan_few_tiles_or_transposed): its tiles
 // are then of that problem.
 std::string transposed_prefix(const Shape& shape, bool transposed) {
@@ -178,8 +174,8 @@ std::string explain_pingpong_plan(const Shape& shape, int clusters) {
                      pingpong_plan_text(shape, plan.widths.width, plan.widths.cluster_tiles, plan.widths.rounds,
                                         plan.transposed) +
                      "  (its model: " + thousands(plan.widths.cycles) + " cycles per SM";
-  if (plan.transposed) line += "; C as given " + thousands(plan.as_given.cycles) + " at 128x" +
-                               std::to_string(plan.as_given.width);
+  if (plan.transposed)  // what it would take for C as given, which the plan weighed
+    line += "; C as given " + thousands(plan.as_given.cycles) + " at 128x" + std::to_string(plan.as_given.width);
   return line + ")";
 }
 

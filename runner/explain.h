@@ -32,8 +32,8 @@ CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command);
 // One shape's line: "512x4096x14336  15 few_tiles  128x128 tiles, 2x1 clusters: 64 cluster tiles ... (model, ...)"
 // (or why the dispatch chapter does not take the shape).
 std::string explain_shape(const Shape& shape, int clusters, int quad_clusters = 0, const FewTilesMemory& memory = {});
-// The same for kernel 15's own plan, and kernel 14's: "512x4096x14336  128x128 tiles, ...  (its model: 154k cycles
-// per SM)".
+// The same for kernel 15's own plan, and kernel 14's, as their launchers make them: "512x4096x14336  128x128 tiles,
+// 2x1 clusters: ...  (its model: 140k cycles per SM by its schedule)".
 std::string explain_few_tiles_plan(const Shape& shape, int clusters, int quad_clusters = 0,
                                    const FewTilesMemory& memory = {});
 std::string explain_pingpong_plan(const Shape& shape, int clusters);
