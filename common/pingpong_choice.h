@@ -1,6 +1,6 @@
 // Which of kernels 15 and 14 a problem gets (host side): the cost model by which kernel 16 dispatches
 // (kernels/16_dispatch.cu and its notes; `gemm explain` prints it). Introduced by kernel 14, which takes its tile
-// width from it (pingpong_width, estimate_pingpong); kernel 16 adds the choice.
+// width from it (pingpong_widths, plan_pingpong); kernel 16 adds the choice (estimate_pingpong).
 //
 // Kernel 15 (kernel 13's cooperative kernel; with fewer tiles than clusters, narrower tiles or the whole problem
 // split along K: common/few_tiles.h) computes 128 × 256 tiles with both consumer warpgroups on one tile, and the
@@ -39,10 +39,10 @@
 // 0.83). The wider margin because both models are a few per cent off either way. And where the token count is ragged
 // and kernel 14's own plan computes Cᵀ (plan_pingpong), wherever that is kPingPongTransposedMargin ahead of kernel 15's
 // plan. And all of it only where K is a multiple of 16: else every other row of A and B starts 16 bytes into a
-// 32-byte sector, and kernel 14, which brings more operand bytes per output than kernel 15, measured 2-14 % slower than 15 on
-// 16 of 19 such shapes where the clauses took it (docs/log/16_dispatch.md; the exceptions: two of few tiles, 0.4-1.5 %
-// faster, and one of K = 1976, where 15 is slow for its short tiles). The constants come from profiles and
-// measurements of a few shapes; the shapes the rule was checked on after it was written down are in
+// 32-byte sector, and kernel 14, which brings more operand bytes per output than kernel 15, measured 2-14 % slower
+// than 15 on 16 of 19 such shapes where the clauses took it (docs/log/16_dispatch.md; the exceptions: two of few
+// tiles, 0.4-1.5 % faster, and one of K = 1976, where 15 is slow for its short tiles). The constants come from
+// profiles and measurements of a few shapes; the shapes the rule was checked on after it was written down are in
 // docs/log/16_dispatch.md and docs/log/15_few_tiles.md.
 #pragma once
 
@@ -82,8 +82,9 @@ __host__ __device__ constexpr int pingpong_width(int index) {
 }
 __host__ __device__ constexpr bool pingpong_rule_width(int index) { return pingpong_width(index) >= 176; }
 // Each width's k block in cycles over its multiply-adds (4w), relative to 176's, fitted on an H200 to 17 shapes
-// (section 20): a narrower tile brings more operand bytes per output (12 % more at 144 than at 176), and its k block
-// measured 4 % (144) and 2 % (160) longer per multiply-add; 184's measured 0.6 % shorter, left at 1.
+// (section 20): a narrower tile brings more operand bytes per output (9 % more at 144 than at 176: 34 KB a k block
+// for 144 columns, 38 KB for 176), and its k block measured 4 % (144) and 2 % (160) longer per multiply-add; 184's
+// measured 0.6 % shorter, left at 1.
 __host__ __device__ constexpr double pingpong_width_factor(int index) {
   constexpr double kFactors[kPingPongWidthCount] = {1.04, 1.02, 1.0, 1.0};
   return kFactors[index];

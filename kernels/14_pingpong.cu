@@ -1,11 +1,11 @@
 // Kernel 14 — ping-pong: the two consumer warpgroups take whole (narrower) tiles in turn.
 //
-// In kernels 08-13 both consumer warpgroups work on one 128 × 256 tile and end it together, so the tensor pipe idles
-// at every tile boundary while they finish C and wait for the next tile's first stage: about 3.3 k cycles a tile
-// beyond its multiplies on an H100 (kernel 13's profile), 5 % of a tile with K = 4096. Kernel 12 hides half of C's
-// store; the rest of the boundary stays. Here each consumer warpgroup computes a whole tile, two m64 halves of 128
-// rows, while the other stores its last one, and the two take the cluster's tiles in turn, so one warpgroup's
-// epilogue runs under the other's main loop and the pipe does not stop at a tile boundary.
+// In kernels 08-13 both consumer warpgroups work on one 128 × 256 tile and end it together, so the tensor pipe idles at
+// every tile boundary while they finish C and wait for the next tile's first stage: about 3.3 k cycles a tile beyond
+// its multiplies on an H100 (profiled on the old kernel 09's cooperative kernel, today's 13), 5 % of a tile with K =
+// 4096. Kernel 12 hides half of C's store; the rest of the boundary stays. Here each consumer warpgroup computes a
+// whole tile, two m64 halves of 128 rows, while the other stores its last one, and the two take the cluster's tiles in
+// turn, so one warpgroup's epilogue runs under the other's main loop and the pipe does not stop at a tile boundary.
 //
 // A warpgroup now holds a whole tile's accumulators, so the tile is narrower: 128 × 176 (cuBLAS's tile for the LLM
 // shape), 128 × 184 (184 accumulators a thread still fit in 232 registers), 128 × 160 or 128 × 144 (cuBLAS's where the
@@ -20,10 +20,10 @@
 // whole warpgroup between barriers, as in kernel 13, C's writes cost this kernel twice as much.
 //
 // Where the token count M is ragged (129-1151 tokens, not a multiple of 128), 128-row tiles leave the last tile row
-// mostly empty (700 tokens compute 768 rows in clusters of two). There, as kernel 15 does (its item 4), this kernel
+// mostly empty (700 tokens compute 768 rows in clusters of two). There, as kernel 15 does (its item 7), this kernel
 // may compute Cᵀ = B·Aᵀ, the N × M × K problem with A and B swapped, where M lies across the tiles' width and one of
-// its four widths covers it with less waste (700 in four tiles of 176): its plan takes Cᵀ where its rounds need 10 %
-// fewer cycles (common/pingpong_choice.h, plan_pingpong), and each consumer warpgroup then stores a half of its tile
+// its four widths covers it with less waste (700 in four tiles of 176): its plan takes Cᵀ where C as given needs 10 %
+// more cycles (common/pingpong_choice.h, plan_pingpong), and each consumer warpgroup then stores a half of its tile
 // into C transposed (store_half_transposed).
 //
 // What it keeps of kernels 10-13, and what it leaves: odd rounds walk K downwards; each round's tiles are dealt GPC
