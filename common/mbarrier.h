@@ -64,7 +64,7 @@ __device__ __forceinline__ void mbarrier_arrive_cluster_ctas(uint64_t* barrier, 
 // mbarrier_wait_relaxed_cluster, below): how the two CTAs of a tcgen05 pair hand a Tensor Memory accumulator
 // back and forth. The ordering comes from the tcgen05 fences around them (tcgen05.fence::before_thread_sync
 // before the arrive, ::after_thread_sync after the wait), as in the PTX ISA's tcgen05 memory-consistency
-// examples; cluster scope because the other side is in another CTA. Introduced by kernel 18.
+// examples; cluster scope because the other side is in another CTA. Introduced by kernel 19.
 __device__ __forceinline__ void mbarrier_arrive_relaxed_cluster(uint64_t* barrier, uint32_t cta_rank) {
   asm volatile(
       "{\n"
@@ -121,7 +121,7 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t phase)
 }
 
 // The same wait, relaxed at cluster scope: the other half of mbarrier_arrive_relaxed_cluster's hand-off, and
-// the wait for a tcgen05.commit multicast from the pair's leader. Introduced by kernel 18.
+// the wait for a tcgen05.commit multicast from the pair's leader. Introduced by kernel 19.
 __device__ __forceinline__ void mbarrier_wait_relaxed_cluster(uint64_t* barrier, uint32_t phase) {
   const uint32_t address = smem_address(barrier);
   while (!mbarrier_try_wait_parity<true>(address, phase)) {

@@ -27,8 +27,8 @@
 //   staging  4 epilogue warps × 2 boxes × 32 × 64 bf16           =  32 KB
 //   barriers, TMEM address; rounded to 1 KB, plus 1 KB of alignment slack      total 226 KB: one CTA per SM
 //
-// Not run on a Blackwell GPU here: it is compiled for sm_100a and its SASS is checked; the barrier protocol is that
-// of kernel 19's (which adds the CTA pair), reduced to one CTA. Shapes: any M; N and K multiples of 8.
+// Not run on a Blackwell GPU here: it is compiled for sm_100a and its SASS is checked; kernel 19 builds its CTA pair
+// on this barrier protocol. Shapes: any M; N and K multiples of 8.
 
 #include "common/arch.h"
 #include "common/cuda_check.h"
