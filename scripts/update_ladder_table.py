@@ -35,6 +35,7 @@ from typing import NamedTuple, Optional, Sequence
 import compare_csv
 import results_runs
 from compare_csv import CUBLAS_ID, InputError, Shape
+from update_readme_table import replace_between_markers
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- ladder-table:begin -->"
@@ -220,18 +221,6 @@ def build_block(root: Path, readme: Path, shape: Shape = DEFAULT_SHAPE) -> list[
     return [caption, ""] + table + [line for note in notes for line in ("", note)]
 
 
-def replace_between_markers(text: str, block: Sequence[str], source: Path) -> str:
-    lines = text.splitlines(keepends=True)
-    begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN_MARKER]
-    ends = [i for i, line in enumerate(lines) if line.strip() == END_MARKER]
-    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
-        raise InputError(f"{source}: needs one '{BEGIN_MARKER}' line and, after it, one '{END_MARKER}' line")
-    begin, end = begins[0], ends[0]
-    newline = "\r\n" if lines[begin].endswith("\r\n") else "\n"
-    begin_line = lines[begin] if lines[begin].endswith(("\n", "\r")) else lines[begin] + newline
-    return "".join(lines[:begin]) + begin_line + "".join(line + newline for line in block) + "".join(lines[end:])
-
-
 def _shape_argument(text: str) -> Shape:
     try:
         return Shape.parse(text)
@@ -251,7 +240,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     readme = args.readme or args.root / "README.md"
     try:
         old = read_text(readme)
-        new = replace_between_markers(old, [""] + build_block(args.root, readme, args.at) + [""], readme)
+        new = replace_between_markers(old, [""] + build_block(args.root, readme, args.at) + [""], readme,
+                                     (BEGIN_MARKER, END_MARKER))
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
