@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,7 +81,7 @@ class Figures:
 
 
 def geometric_mean(values: Sequence[float]) -> Optional[float]:
-    return math.exp(sum(math.log(value) for value in values) / len(values)) if values else None
+    return statistics.geometric_mean(values) if values else None  # None: a row's column with no shape
 
 
 def load_declaration(path: Path) -> tuple[str, int, list[Group]]:

@@ -30,7 +30,7 @@ Exit codes: 0 done (updated or already current), 1 --check found a difference, 2
 from __future__ import annotations
 
 import argparse
-import math
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,7 +83,7 @@ def targets(frame, csv_path: Path, kernel_id: int = DISPATCH_ID) -> Targets:
     ratios = {shape: ratio_to_cublas(frame, shape, kernel_id, csv_path) for shape in target_shapes}
     short = [ratio_to_cublas(frame, shape, kernel_id, csv_path) for shape in preset_shapes(SHORT_TOKENS)]
     lowest_shape = min(ratios, key=lambda shape: (ratios[shape], shape))
-    return Targets(mean=math.exp(sum(math.log(value) for value in ratios.values()) / len(ratios)),
+    return Targets(mean=statistics.geometric_mean(ratios.values()),
                    at_bar=sum(value >= EVERY_SHAPE_BAR for value in ratios.values()), shapes=len(ratios),
                    lowest=ratios[lowest_shape], lowest_shape=lowest_shape, short_low=min(short), short_high=max(short),
                    small=ratio_to_cublas(frame, SMALL, kernel_id, csv_path),
