@@ -47,7 +47,7 @@ constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
 constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 16;
 constexpr int kProducerRegisters = 40;   // TMA issue needs a few dozen
-constexpr int kConsumerRegisters = 232;  // 128 accumulators + addressing; 128 × 40 + 256 × 232 = 168 × 384
+constexpr int kConsumerRegisters = 232;  // 128 accumulators, 32 packed, addressing; 128 × 40 + 256 × 232 = 168 × 384
 static_assert(setmaxnreg_budget_fits(kProducerRegisters, kConsumers, kConsumerRegisters),
               "setmaxnreg hands out only the registers the CTA was launched with (common/setmaxnreg.h)");
 constexpr int kClusterM = 2;    // CTAs of a cluster along M: they share (multicast) B
