@@ -138,4 +138,4 @@ GemmLaunch prepare_producer_consumer(const GemmProblem& problem) {
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
-// sass: sm_90a producer_consumer_kernel HGMMA\.64x128x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64
+// sass: sm_90a producer_consumer_kernel HGMMA\.64x128x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 SYNCS\.ARRIVE\.TRANS64\.A1T0

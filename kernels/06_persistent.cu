@@ -168,4 +168,4 @@ GemmLaunch prepare_persistent(const GemmProblem& problem) {
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
 // (17persistent_kernelE: the mangled name with its length, so that chapter 18's tcgen05_persistent_kernel, which
 // also holds "persistent_kernel", is not taken for this one.)
-// sass: sm_90a 17persistent_kernelE HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8
+// sass: sm_90a 17persistent_kernelE HGMMA\.64x256x16\.F32\.BF16 UTMALDG\.2D SYNCS\.ARRIVE\.TRANS64 SYNCS\.PHASECHK\.TRANS64 USETMAXREG\.DEALLOC\.CTAPOOL\s0x28 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8 c\[0x0\]\[0xc\] HGMMA\.64x256x16\.F32\.BF16\sR\d+,\sgdesc\[UR\d+\],\sR\d+,\sU?P\d

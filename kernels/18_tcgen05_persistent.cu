@@ -231,4 +231,4 @@ GemmLaunch prepare_tcgen05_persistent(const GemmProblem& problem) {
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
 // (UTCATOMSWS.FIND_AND_SET is tcgen05.alloc; UTCHMMA tcgen05.mma; UTCBAR tcgen05.commit; LDTM tcgen05.ld.)
-// sass: sm_100a tcgen05_persistent_kernel UTCATOMSWS\.FIND_AND_SET UTCHMMA\sgdesc UTCBAR\s LDTM\.x32 UTMALDG\.2D\s UTMASTG\.2D
+// sass: sm_100a tcgen05_persistent_kernel UTCATOMSWS\.FIND_AND_SET UTCHMMA\sgdesc UTCBAR\s LDTM\.x32 UTMALDG\.2D\s UTMASTG\.2D SYNCS\.ARRIVE\.TRANS64\.A1T0 UMOV\sUR\d+,\s0x10\b((?!UMOV)[\s\S]){0,800}?UTCATOMSWS\.FIND_AND_SET
