@@ -26,9 +26,10 @@ gives chapter 04's TFLOP/s (2·M·N·K over its median time) the same way. A run
 with (compare.json's git_commit), however many commits carried its CSV.
 
 Without the history (not a git work tree, or a shallow clone) the runs cannot be listed: the script says so on
-stderr, changes nothing and exits 0 (--check too).
+stderr, changes nothing and exits 77, which CTest counts as skipped (the test says so rather than pass).
 
-Exit codes: 0 every table matches (or was written), 1 some table differs (--check; each named), 2 bad input.
+Exit codes: 0 every table matches (or was written), 1 some table differs (--check; each named), 2 bad input,
+77 no history to read the runs from (nothing checked or written).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # A table's first marker: its kind, the chapter, the base (ratio tables only; 00 is cuBLAS) and the results folder.
 BEGIN = re.compile(r"^<!-- (ratio|tflops)-spread (\d+)(?: (\d+))? ([\w.-]+) -->$")
 CUBLAS = 0
+NO_HISTORY = 77  # CTest's SKIP_RETURN_CODE for scripts_ratio_spread
 
 
 @dataclass
@@ -236,7 +238,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not history_at_hand(root):
         print("ratio_spread.py: no full git history here (not a work tree, or a shallow clone): the runs of record "
               "cannot be listed, tables left as they are", file=sys.stderr)
-        return 0
+        return NO_HISTORY
     stale, tables = [], 0
     try:
         history = History(root)
