@@ -64,6 +64,12 @@ TEST(Tolerance, AbsoluteToleranceIsAFractionOfTheScalePlusTheAccumulationTerm) {
     EXPECT_DOUBLE_EQ(absolute_tolerance(k), kAbsTolFraction * output_scale(k) + accumulation_error(k)) << "K = " << k;
 }
 
+// By hand: 2⁻¹⁰ of sqrt(K)/3 (64/3 at K = 4096, 1024/3 at 2²⁰) plus the accumulation term pinned below.
+TEST(Tolerance, AbsoluteTolerancePinnedValues) {
+  EXPECT_NEAR(absolute_tolerance(4096), 64.0 / 3 / 1024 + 0.00174, 0.00001);
+  EXPECT_NEAR(absolute_tolerance(1 << 20), 1024.0 / 3 / 1024 + 7.111, 0.001);
+}
+
 // u · (4/3) · Σ_{j=1..n} sqrt(j), bounded by (2/3)·n^1.5 + sqrt(n)/2, with the margin, n = ⌈K/16⌉.
 TEST(Tolerance, AccumulationErrorPinnedValues) {
   const double u = 1.0 / 8388608;
