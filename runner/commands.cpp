@@ -398,6 +398,14 @@ int command_list(const ListCommand& command) {
               << (gpu ? (here(kernel) ? "yes" : "no") : "-") << kernel.technique << "\n";
     if (resources.count(kernel.id)) std::cout << "    " << resources[kernel.id] << "\n";
   }
+  // Until the tcgen05 kernels have run on a Blackwell GPU (docs/log/17_tcgen05.md, "What to check first on a
+  // B200"), the list says so where it offers them.
+  std::string never_run;
+  for (const KernelInfo& kernel : all_kernels())
+    if (kernel.arch == Arch::kSm100a) never_run += (never_run.empty() ? "" : ", ") + std::to_string(kernel.id);
+  if (!never_run.empty())
+    std::cout << "sm_100a: kernels " << never_run << " are compiled and their SASS checked, but have not yet run on a GPU"
+              << " (none was at hand); run and check validate them against cuBLAS before any timing\n";
   if (!gpu)
     std::cout << "here: no CUDA GPU visible\n";
   else if (!has_code)
