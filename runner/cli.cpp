@@ -20,6 +20,14 @@ int parse_kernel_id(const std::string& text) {
   return id;
 }
 
+// "1024x1024x1024, 2048x2048x2048 and 4096x14336x4096", for the help.
+std::string shape_list_text(const std::vector<Shape>& shapes) {
+  std::string text;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == shapes.size() ? " and " : ", ") + to_string(shapes[i]);
+  return text;
+}
+
 // "all" -> {} (every kernel); "3,1,3" -> {3, 1}: each id once, in the order first given.
 std::vector<int> parse_kernel_list(const std::string& text) {
   std::vector<int> ids;
@@ -125,7 +133,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   auto* check = app.add_subcommand("check", "Validate kernels over a set of shapes and seeds");
   check->add_option("id", check_ids, "Kernel id, comma-separated ids, or all")->required();
   check->add_option("--shapes", check_shapes,
-                    "suite, MxNxK[,MxNxK...] and model presets (" + model_preset_names() +
+                    "suite (the default), MxNxK[,MxNxK...] and model presets (" + model_preset_names() +
                         "), or random:N (N shapes per shape rule, drawn from the seed)");
   check->add_option("--seeds", check_defaults.seeds, "Seeds per shape")
       ->capture_default_str()->check(CLI::Range(1, 1000));
@@ -144,10 +152,12 @@ Command parse_command_line(int argc, const char* const* argv) {
   double compare_timeout = 0;
   CompareCommand compare_defaults;
   auto* compare = app.add_subcommand("compare", "Time several kernels against cuBLAS in one run, interleaved rep by rep");
-  compare->add_option("--kernels", compare_ids, "all, or comma-separated ids (cuBLAS is always included)");
+  compare->add_option("--kernels", compare_ids, "all (the default), or comma-separated ids (cuBLAS is always included)");
   auto* sizes_option = compare->add_option("--sizes", compare_sizes, "Square sizes, e.g. 1024,4096");
   auto* shapes_option = compare->add_option(
-      "--shapes", compare_shapes, "Shapes MxNxK[,MxNxK...] and model presets (" + model_preset_names() + ")");
+      "--shapes", compare_shapes,
+      "Shapes MxNxK[,MxNxK...] and model presets (" + model_preset_names() +
+          "); with neither --sizes nor --shapes: " + shape_list_text(default_compare_shapes()));
   compare->add_option("--reps", compare_defaults.reps, "Timed repetitions per kernel and shape")
       ->capture_default_str()->check(CLI::Range(1, 100000));
   compare->add_option("--warmup", compare_defaults.warmup, "Untimed repetitions first")

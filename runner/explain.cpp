@@ -183,7 +183,14 @@ int command_explain(const ExplainCommand& command) {
   int clusters = command.clusters, quad_clusters = command.quad_clusters;
   FewTilesMemory memory;  // as given, or as the GPU reports it, or none
   if (clusters == 0) {
-    const GpuInfo gpu = query_gpu();  // NoGpuError (exit 77) without one
+    const GpuInfo gpu = [] {
+      try {
+        return query_gpu();
+      } catch (const NoGpuError& error) {  // still exit 77, with the way to go on without a GPU
+        throw NoGpuError(std::string(error.what()) + "; without a GPU give its figures, an H200's: --clusters 66 "
+                         "--quad-clusters 30 --dram-bytes-per-cycle 2310 --l2-mib 60");
+      }
+    }();
     if (!build_has_code_for(gpu)) throw UsageError(no_code_message(gpu));
     if (!arch_runs_on(Arch::kSm90a, gpu.cc_major, gpu.cc_minor))
       throw UsageError("explain models chapters 14-16, which need sm_90a; this GPU is not one: give --clusters");
