@@ -14,7 +14,7 @@ and the note links the CSV it comes from (a compare.csv, or a copy of one under 
 .csv above the table (so a note can give one table per GPU, each under a link to that GPU's results).
 Every figure must be the CSV's number written at the precision shown: TFLOP/s of the kernel and of cuBLAS
 (`tflops`), the ratio to cuBLAS and the speed-up over the kernel named in "vs NN" (both ratios of the
-`ms_median` times). Numbers are formatted as Python formats them, like scripts/update_readme_table.py.
+`ms_median` times). Numbers are formatted as Python formats them, like scripts/update_results_table.py.
 
 A table of several kernels side by side (a chapter and its variants) names a kernel id at the head of each column
 and gives TFLOP/s with the ratio to cuBLAS in brackets:

@@ -1,6 +1,6 @@
 """Loading and querying the results of `gemm compare --out DIR` (DIR/compare.csv and DIR/compare.json).
 
-Shared by plot_progression.py, update_readme_table.py and update_ladder_table.py so that all read the CSV the same
+Shared by plot_progression.py, update_results_table.py and update_ladder_table.py so that all read the CSV the same
 way: the same column check, the same rule for which cells count as a measured number, and the same shape order; and
 they link a results file from a Markdown page the same way (relative_link).
 """

@@ -1,4 +1,4 @@
-"""What each results run measured: results/runs.json, read by update_ladder_table.py and update_readme_table.py.
+"""What each results run measured: results/runs.json, read by update_ladder_table.py and update_results_table.py.
 
 A results run (results/<dir>/compare.csv, written by `gemm compare --out`) was taken with the kernels of one commit.
 A chapter changed since then is not measured by it any more, even where its number and name stayed (kernel 09 of

@@ -16,7 +16,7 @@ table with their declared labels. Only the text between the marker lines
     <!-- ladder-table:end -->
 
 is replaced. --check changes nothing and exits 1 when the README's table is not what the registry and the results
-give (a test runs this). The per-shape TFLOP/s tables are scripts/update_readme_table.py's (docs/results.md).
+give (a test runs this). The per-shape TFLOP/s tables are scripts/update_results_table.py's (docs/results.md).
 
 Exit codes: 0 done (updated or already current), 1 --check found a difference, 2 bad input.
 """
@@ -35,7 +35,7 @@ from typing import NamedTuple, Optional, Sequence
 import compare_csv
 import results_runs
 from compare_csv import CUBLAS_ID, InputError, Shape
-from update_readme_table import replace_between_markers
+from marked_pages import replace_between_markers
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- ladder-table:begin -->"
@@ -148,7 +148,7 @@ def load_runs(root: Path, shape: Shape) -> list[Measured]:
 
 
 def figures(measured: Measured, kernel_id: int, shape: Shape) -> tuple[str, str]:
-    """(TFLOP/s, × cuBLAS) of a kernel at the shape in one run, as update_readme_table.py writes them; — where the
+    """(TFLOP/s, × cuBLAS) of a kernel at the shape in one run, as update_results_table.py writes them; — where the
     run has no valid number for it."""
     row = compare_csv.row_at(measured.frame, kernel_id, shape)
     if not compare_csv.is_measured(row):

@@ -42,7 +42,7 @@ from typing import Optional, Sequence
 import compare_csv
 import results_runs
 from compare_csv import CUBLAS_ID, InputError, Shape, ratio_to_cublas
-from update_readme_table import update_marked_pages
+from marked_pages import update_marked_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- layers-table:begin -->"

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from compare_csv import CUBLAS_ID, InputError, Shape
-from update_readme_table import update_marked_pages
+from marked_pages import update_marked_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- profile-table:begin -->"

@@ -40,7 +40,7 @@ import compare_csv
 import results_runs
 from compare_csv import InputError, Shape, ratio_to_cublas
 from plot_models import MODEL_PRESETS
-from update_readme_table import update_marked_pages
+from marked_pages import update_marked_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- targets-table:begin -->"

@@ -1,4 +1,4 @@
-"""Tests for scripts/update_readme_table.py: each test builds a scratch repository layout (README.md,
+"""Tests for scripts/update_results_table.py: each test builds a scratch repository layout (a page, results.md,
 results/run1/compare.csv + compare.json, kernels/) in a temporary directory and runs the script on it as a
 subprocess, so what is checked is the file the script actually leaves behind."""
 
@@ -11,21 +11,23 @@ import tempfile
 import unittest
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "update_readme_table.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "update_results_table.py"
 FIXTURE_DIR = Path(__file__).resolve().parent / "data"
 BEGIN = "<!-- kernel-table:begin -->"
 END = "<!-- kernel-table:end -->"
 BEFORE = "# GEMM ladder\n\nHand-written intro — with *Markdown*, ünïcode and trailing spaces.  \n\n"
 AFTER = "\n## Kernels\n\nMore prose that must survive.\n"
-README = BEFORE + BEGIN + "\nstale table\n" + END + AFTER
+PAGE = BEFORE + BEGIN + "\nstale table\n" + END + AFTER
 
 
-def run_script(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
-                          timeout=120)
+def run_script(*args, marker="kernel-table"):
+    """The script on `args`, with --marker `marker` unless that is None."""
+    marker_args = ("--marker", marker) if marker is not None else ()
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args), *marker_args], capture_output=True,
+                          text=True, timeout=120)
 
 
-class UpdateReadmeTableTest(unittest.TestCase):
+class UpdateResultsTableTest(unittest.TestCase):
     def setUp(self):
         temp = tempfile.TemporaryDirectory()
         self.addCleanup(temp.cleanup)
@@ -34,15 +36,15 @@ class UpdateReadmeTableTest(unittest.TestCase):
         shutil.copytree(FIXTURE_DIR, self.run_dir)
         self.csv = self.run_dir / "compare.csv"
         (self.root / "kernels").mkdir()
-        self.readme = self.root / "README.md"
-        self.readme.write_text(README, encoding="utf-8", newline="")
+        self.page = self.root / "results.md"
+        self.page.write_text(PAGE, encoding="utf-8", newline="")
 
     def update(self, csv_path=None):
-        return run_script(csv_path or self.csv, "--readme", self.readme)
+        return run_script(csv_path or self.csv, "--page", self.page)
 
     def table(self):
         """The generated table as a list of cell lists (header first, separator dropped)."""
-        text = self.readme.read_text(encoding="utf-8")
+        text = self.page.read_text(encoding="utf-8")
         block = text[text.index(BEGIN):text.index(END)]
         rows = [line for line in block.splitlines() if line.startswith("|")]
         cells = [[cell.strip() for cell in row.strip("|").split("|")] for row in rows]
@@ -55,39 +57,39 @@ class UpdateReadmeTableTest(unittest.TestCase):
     def test_text_outside_the_markers_is_unchanged(self):
         result = self.update()
         self.assertEqual(result.returncode, 0, result.stderr)
-        text = self.readme.read_bytes().decode("utf-8")
+        text = self.page.read_bytes().decode("utf-8")
         self.assertTrue(text.startswith(BEFORE + BEGIN + "\n"))
         self.assertTrue(text.endswith(END + AFTER))
         self.assertNotIn("stale table", text)
 
     def test_a_named_marker_updates_only_its_own_table(self):
         other = "<!-- kernel-table-h100:begin -->\nstale h100 table\n<!-- kernel-table-h100:end -->\n"
-        self.readme.write_text(README + other, encoding="utf-8", newline="")
-        result = run_script(self.csv, "--readme", self.readme, "--marker", "kernel-table-h100")
+        self.page.write_text(PAGE + other, encoding="utf-8", newline="")
+        result = run_script(self.csv, "--page", self.page, marker="kernel-table-h100")
         self.assertEqual(result.returncode, 0, result.stderr)
-        text = self.readme.read_text(encoding="utf-8")
+        text = self.page.read_text(encoding="utf-8")
         self.assertIn("stale table", text)  # the default table is left alone
         self.assertNotIn("stale h100 table", text)
         h100 = text[text.index("<!-- kernel-table-h100:begin -->"):]
         self.assertIn("| 00 | cuBLAS |", h100)
 
     def test_ratio_at_a_chosen_shape(self):
-        result = run_script(self.csv, "--readme", self.readme, "--ratio-at", "1024x1024x1024")
+        result = run_script(self.csv, "--page", self.page, "--ratio-at", "1024x1024x1024")
         self.assertEqual(result.returncode, 0, result.stderr)
         header = self.table()[0]
         self.assertEqual(header[-1], "vs cuBLAS at 1024³")
-        bad = run_script(self.csv, "--readme", self.readme, "--ratio-at", "3x3x3")
+        bad = run_script(self.csv, "--page", self.page, "--ratio-at", "3x3x3")
         self.assertEqual(bad.returncode, 2)
         self.assertIn("no measurement at 3³", bad.stderr)
 
     def test_check_reports_a_stale_table_without_changing_it(self):
-        result = run_script(self.csv, "--readme", self.readme, "--check")
+        result = run_script(self.csv, "--page", self.page, "--check")
         self.assertEqual(result.returncode, 1)  # a difference, said so, not a crash
         self.assertIn("table differs from", result.stdout)
         self.assertNotIn("Traceback", result.stderr)
-        self.assertEqual(self.readme.read_text(encoding="utf-8"), README)
+        self.assertEqual(self.page.read_text(encoding="utf-8"), PAGE)
         self.assertEqual(self.update().returncode, 0)
-        self.assertEqual(run_script(self.csv, "--readme", self.readme, "--check").returncode, 0)
+        self.assertEqual(run_script(self.csv, "--page", self.page, "--check").returncode, 0)
 
     def test_header_and_rows_ordered_by_id(self):
         # Shuffle the CSV's rows so that the order has to come from the ids, not from the file.
@@ -127,15 +129,15 @@ class UpdateReadmeTableTest(unittest.TestCase):
         self.assertEqual(self.update().returncode, 0)
         expected = ("\nTFLOP/s, median of 50 reps, cold L2, on NVIDIA H100 80GB HBM3 — from "
                     "[results/run1/compare.csv](results/run1/compare.csv).\n")
-        self.assertIn(expected, self.readme.read_text(encoding="utf-8"))
+        self.assertIn(expected, self.page.read_text(encoding="utf-8"))
 
     def test_a_file_below_the_repository_links_upwards(self):
         (self.root / "kernels" / "02_mma_sync.md").write_text("# mma_sync\n", encoding="utf-8")
         docs = self.root / "docs"
         docs.mkdir()
         results = docs / "results.md"
-        results.write_text(README, encoding="utf-8")
-        result = run_script(self.csv, "--readme", results)
+        results.write_text(PAGE, encoding="utf-8")
+        result = run_script(self.csv, "--page", results)
         self.assertEqual(result.returncode, 0, result.stderr)
         text = results.read_text(encoding="utf-8")
         self.assertIn("| 02 | [mma_sync](../kernels/02_mma_sync.md) |", text)
@@ -157,7 +159,7 @@ class UpdateReadmeTableTest(unittest.TestCase):
         self.set_commit("abcdef1")
         self.assertEqual(self.update().returncode, 0)
         self.assertIn("\nTFLOP/s, median of 50 reps, cold L2, on NVIDIA H100 80GB HBM3, commit abcdef1 — from ",
-                      self.readme.read_text(encoding="utf-8"))
+                      self.page.read_text(encoding="utf-8"))
 
     def test_a_declared_run_names_its_kernels_that_are_not_todays_chapters(self):
         # Kernel 03 of this run was another kernel than today's chapter 03: its row keeps its figures under the
@@ -174,8 +176,8 @@ class UpdateReadmeTableTest(unittest.TestCase):
         self.assertEqual(rows["02"]["kernel"], "[mma_sync](kernels/02_mma_sync.md)")
         self.assertIn("\nTFLOP/s, median of 50 reps, cold L2, on NVIDIA H100 80GB HBM3, commit abcdef1; "
                       "kernels 00-02 as they are today, 03: old 03 (today's 09) — from ",
-                      self.readme.read_text(encoding="utf-8"))
-        self.assertEqual(run_script(self.csv, "--readme", self.readme, "--check").returncode, 0)
+                      self.page.read_text(encoding="utf-8"))
+        self.assertEqual(run_script(self.csv, "--page", self.page, "--check").returncode, 0)
 
     def test_a_kernel_neither_current_nor_labelled_is_named_with_its_commit(self):
         self.set_commit("abcdef1")
@@ -189,12 +191,12 @@ class UpdateReadmeTableTest(unittest.TestCase):
         result = self.update()
         self.assertEqual(result.returncode, 2)
         self.assertIn("compare.json is of commit 1234567, but results/runs.json declares abcdef1", result.stderr)
-        self.assertEqual(self.readme.read_text(encoding="utf-8"), README)
+        self.assertEqual(self.page.read_text(encoding="utf-8"), PAGE)
 
     def test_caption_without_compare_json(self):
         (self.run_dir / "compare.json").unlink()
         self.assertEqual(self.update().returncode, 0)
-        text = self.readme.read_text(encoding="utf-8")
+        text = self.page.read_text(encoding="utf-8")
         self.assertIn("\nTFLOP/s, median — from [results/run1/compare.csv](results/run1/compare.csv).\n", text)
         self.assertEqual(len(self.table()), 5)
 
@@ -203,7 +205,7 @@ class UpdateReadmeTableTest(unittest.TestCase):
         json_path.write_text(json_path.read_text(encoding="utf-8").replace('"cold_l2": true', '"cold_l2": false'),
                              encoding="utf-8")
         self.assertEqual(self.update().returncode, 0)
-        self.assertIn("median of 50 reps, hot L2, on", self.readme.read_text(encoding="utf-8"))
+        self.assertIn("median of 50 reps, hot L2, on", self.page.read_text(encoding="utf-8"))
 
     def test_caption_says_blocked(self):
         json_path = self.run_dir / "compare.json"
@@ -212,22 +214,22 @@ class UpdateReadmeTableTest(unittest.TestCase):
                              encoding="utf-8")
         self.assertEqual(self.update().returncode, 0)
         self.assertIn("median of 50 reps, cold L2, each kernel timed alone (--blocked), on",
-                      self.readme.read_text(encoding="utf-8"))
+                      self.page.read_text(encoding="utf-8"))
 
     def test_idempotent_and_does_not_rewrite_an_unchanged_file(self):
         self.assertEqual(self.update().returncode, 0)
-        first = self.readme.read_bytes()
-        os.utime(self.readme, ns=(1_000_000_000, 1_000_000_000))
+        first = self.page.read_bytes()
+        os.utime(self.page, ns=(1_000_000_000, 1_000_000_000))
         result = self.update()
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("up to date", result.stdout)
-        self.assertEqual(self.readme.read_bytes(), first)
-        self.assertEqual(self.readme.stat().st_mtime_ns, 1_000_000_000)
+        self.assertEqual(self.page.read_bytes(), first)
+        self.assertEqual(self.page.stat().st_mtime_ns, 1_000_000_000)
 
-    def test_crlf_readme_stays_crlf(self):
-        self.readme.write_bytes(README.replace("\n", "\r\n").encode("utf-8"))
+    def test_crlf_page_stays_crlf(self):
+        self.page.write_bytes(PAGE.replace("\n", "\r\n").encode("utf-8"))
         self.assertEqual(self.update().returncode, 0)
-        data = self.readme.read_bytes()
+        data = self.page.read_bytes()
         self.assertEqual(data.count(b"\n"), data.count(b"\r\n"))
         self.assertTrue(data.startswith((BEFORE + BEGIN + "\n").replace("\n", "\r\n").encode("utf-8")))
         self.assertTrue(data.endswith((END + AFTER).replace("\n", "\r\n").encode("utf-8")))
@@ -241,11 +243,11 @@ class UpdateReadmeTableTest(unittest.TestCase):
         }
         for case, text in cases.items():
             with self.subTest(case):
-                self.readme.write_text(text, encoding="utf-8", newline="")
+                self.page.write_text(text, encoding="utf-8", newline="")
                 result = self.update()
                 self.assertEqual(result.returncode, 2)
                 self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
-                self.assertEqual(self.readme.read_bytes(), text.encode("utf-8"))
+                self.assertEqual(self.page.read_bytes(), text.encode("utf-8"))
 
     def test_bad_csv_exits_2_and_leaves_the_file_untouched(self):
         broken = self.root / "broken.csv"
@@ -255,13 +257,20 @@ class UpdateReadmeTableTest(unittest.TestCase):
                 result = self.update(path)
                 self.assertEqual(result.returncode, 2)
                 self.assertNotIn("Traceback", result.stderr)
-                self.assertEqual(self.readme.read_text(encoding="utf-8"), README)
+                self.assertEqual(self.page.read_text(encoding="utf-8"), PAGE)
 
-    def test_missing_readme_exits_2(self):
-        self.readme.unlink()
+    def test_the_marker_must_be_named(self):
+        # docs/results.md holds one table per GPU: a default would name a table no page has.
+        result = run_script(self.csv, "--page", self.page, marker=None)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--marker", result.stderr)
+        self.assertEqual(self.page.read_text(encoding="utf-8"), PAGE)
+
+    def test_missing_page_exits_2(self):
+        self.page.unlink()
         result = self.update()
         self.assertEqual(result.returncode, 2)
-        self.assertFalse(self.readme.exists())
+        self.assertFalse(self.page.exists())
 
 
 if __name__ == "__main__":

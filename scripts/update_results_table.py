@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates a per-shape TFLOP/s table (docs/results.md) from a `gemm compare --out DIR` result.
 
-    update_readme_table.py CSV [--marker NAME] [--ratio-at MxNxK] [--check] [--readme FILE.md]
+    update_results_table.py CSV --marker NAME [--ratio-at MxNxK] [--check] [--page FILE.md]
 
 Only the text between the marker lines
 
@@ -9,11 +9,11 @@ Only the text between the marker lines
     <!-- NAME:end -->
 
 is replaced; every byte outside them is kept, so the file's prose stays hand-written while its numbers
-always come from a checked-in measurement. NAME defaults to `kernel-table`; docs/results.md holds one table
-per GPU, `kernel-table-h100` and `kernel-table-h200`, so pass `--marker` (and `--readme docs/results.md`).
+always come from a checked-in measurement. docs/results.md (the default page) holds one table per GPU, marked
+`kernel-table-h100` and `kernel-table-h200`: --marker names the one to write.
 `--ratio-at` picks the shape of the vs cuBLAS column (default: the largest square size in the CSV). The file is
 rewritten only when the table changed, so running the script twice leaves no diff; `--check` changes nothing and
-only compares (the `scripts_readme_table_*` tests).
+only compares (the `scripts_results_table_*` tests).
 
 A kernel's name links to its notes, kernels/NN_name.md of the repository (the nearest directory at or above the
 file's that holds kernels/), when they exist. When the CSV is a run declared in results/runs.json
@@ -31,27 +31,26 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
 import pandas as pd
 
 import compare_csv
 import results_runs
 from compare_csv import CUBLAS_ID, InputError, Shape
+from marked_pages import replace_between_markers
 
-BEGIN_MARKER = "<!-- kernel-table:begin -->"
-END_MARKER = "<!-- kernel-table:end -->"
 MISSING = "—"
-DEFAULT_README = Path(__file__).resolve().parent.parent / "docs" / "results.md"
+DEFAULT_PAGE = Path(__file__).resolve().parent.parent / "docs" / "results.md"
 
 
-def repository_root(readme: Path) -> Path:
+def repository_root(page: Path) -> Path:
     """The nearest directory at or above the file's that holds kernels/ (else the file's own directory)."""
-    start = readme.resolve().parent
+    start = page.resolve().parent
     return next((directory for directory in (start, *start.parents) if (directory / "kernels").is_dir()), start)
 
 
-def kernel_cell(kernel_id: int, name: str, readme: Path, run: Optional[results_runs.Run] = None) -> str:
+def kernel_cell(kernel_id: int, name: str, page: Path, run: Optional[results_runs.Run] = None) -> str:
     """The kernel's name, linked to its notes (kernels/NN_name.md of the repository) only when they exist, so
     the table never carries a dead link; cuBLAS is the reference, not a chapter, and is never linked. A kernel
     that a declared run measured before its chapter changed gets the run's label for it, unlinked."""
@@ -59,11 +58,11 @@ def kernel_cell(kernel_id: int, name: str, readme: Path, run: Optional[results_r
         return "cuBLAS"
     if run is not None and not run.is_current(kernel_id):
         return run.label(kernel_id, name)
-    notes = repository_root(readme) / "kernels" / f"{kernel_id:02d}_{name}.md"
-    return f"[{name}]({compare_csv.relative_link(notes, readme)})" if notes.is_file() else name
+    notes = repository_root(page) / "kernels" / f"{kernel_id:02d}_{name}.md"
+    return f"[{name}]({compare_csv.relative_link(notes, page)})" if notes.is_file() else name
 
 
-def caption(csv_path: Path, readme: Path, document: dict, run: Optional[results_runs.Run] = None,
+def caption(csv_path: Path, page: Path, document: dict, run: Optional[results_runs.Run] = None,
             frame: Optional[pd.DataFrame] = None) -> str:
     """The line above the table saying what the numbers are and where they come from. Parts that
     compare.json would supply (reps, L2 mode, GPU, commit) are left out when it is absent rather than guessed;
@@ -91,7 +90,7 @@ def caption(csv_path: Path, readme: Path, document: dict, run: Optional[results_
                   if not run.is_current(kernel_id)]
         if former:
             text += f"; kernels {results_runs.format_ids(current)} as they are today, {', '.join(former)}"
-    link = compare_csv.relative_link(csv_path, readme)
+    link = compare_csv.relative_link(csv_path, page)
     return f"{text} — from [{link}]({link})."
 
 
@@ -106,7 +105,7 @@ def format_ratio(frame: pd.DataFrame, kernel_id: int, shape: Optional[Shape]) ->
     return f"{row['vs_cublas']:.2f}×"
 
 
-def build_table(frame: pd.DataFrame, readme: Path, ratio_shape: Optional[Shape] = None,
+def build_table(frame: pd.DataFrame, page: Path, ratio_shape: Optional[Shape] = None,
                 run: Optional[results_runs.Run] = None) -> list[str]:
     """The Markdown table lines: one row per kernel in id order; square sizes first (the sweep), then the
     non-square shapes, then vs cuBLAS at `ratio_shape` (default: the largest square size), the headline."""
@@ -120,7 +119,7 @@ def build_table(frame: pd.DataFrame, readme: Path, ratio_shape: Optional[Shape] 
     align = ["---:", "---"] + ["---:"] * (len(columns) + 1)
     lines = [_table_line(header), _table_line(align)]
     for kernel_id, name in compare_csv.kernels(frame):
-        cells = [f"{kernel_id:02d}", kernel_cell(kernel_id, name, readme, run)]
+        cells = [f"{kernel_id:02d}", kernel_cell(kernel_id, name, page, run)]
         for shape in columns:
             value = compare_csv.tflops_at(frame, kernel_id, shape)
             cells.append(MISSING if value is None else f"{value:.0f}")
@@ -134,62 +133,15 @@ def _table_line(cells: Sequence[str]) -> str:
 
 
 def markers(name: str) -> tuple[str, str]:
-    """The begin and end marker lines of the table called `name` ("kernel-table" by default)."""
+    """The begin and end marker lines of the table called `name` ("kernel-table-h200", say)."""
     return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
 
 
-def replace_between_markers(text: str, block_lines: Sequence[str], source: Path,
-                            marker_lines: tuple[str, str] = (BEGIN_MARKER, END_MARKER)) -> str:
-    """`text` with the lines strictly between the begin and end marker lines replaced by `block_lines`.
-
-    Each marker must be a line of its own and appear exactly once, begin before end; anything else is an
-    InputError, so a file whose markers were mangled is reported rather than half-overwritten. The
-    block uses the line ending of the begin marker's line, so a CRLF file stays CRLF.
-    """
-    begin_marker, end_marker = marker_lines
-    lines = text.splitlines(keepends=True)
-    begins = [i for i, line in enumerate(lines) if line.strip() == begin_marker]
-    ends = [i for i, line in enumerate(lines) if line.strip() == end_marker]
-    if len(begins) != 1 or len(ends) != 1:
-        found = f"found {len(begins)} '{begin_marker}' and {len(ends)} '{end_marker}'"
-        raise InputError(f"{source}: needs exactly one of each marker line ({found})")
-    begin, end = begins[0], ends[0]
-    if end < begin:
-        raise InputError(f"{source}: '{end_marker}' comes before '{begin_marker}'")
-    newline = "\r\n" if lines[begin].endswith("\r\n") else "\n"
-    begin_line = lines[begin] if lines[begin].endswith(("\n", "\r")) else lines[begin] + newline
-    block = "".join(line + newline for line in block_lines)
-    return "".join(lines[:begin]) + begin_line + block + "".join(lines[end:])
-
-
-def update_marked_pages(pages: Sequence[Path], block_for: Callable[[Path], Sequence[str]], markers: tuple[str, str],
-                        table: str, source: str, program: str, check: bool) -> int:
-    """Puts `block_for(page)` between the marker lines of each page, saying per page whether `table` was up to date,
-    updated or, with `check`, differs from `source` (then nothing is written). Returns 1 where --check found a
-    difference, else 0; an unreadable page or mangled markers raise InputError."""
-    status = 0
-    for page in pages:
-        try:
-            old = page.read_text(encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"{page}: {error.strerror}") from None
-        new = replace_between_markers(old, block_for(page), page, markers)
-        if new == old:
-            print(f"{page}: {table} up to date")
-        elif check:
-            print(f"{page}: the {table} differs from {source} (run {program})")
-            status = 1
-        else:
-            page.write_text(new, encoding="utf-8")
-            print(f"{page}: {table} updated")
-    return status
-
-
-def render_block(frame: pd.DataFrame, csv_path: Path, readme: Path, document: dict,
+def render_block(frame: pd.DataFrame, csv_path: Path, page: Path, document: dict,
                  ratio_shape: Optional[Shape] = None, run: Optional[results_runs.Run] = None) -> list[str]:
     """Everything between the markers: caption, blank line, table. Blank lines around it keep Markdown
     renderers from gluing the table to the marker comments."""
-    return (["", caption(csv_path, readme, document, run, frame), ""] + build_table(frame, readme, ratio_shape, run)
+    return (["", caption(csv_path, page, document, run, frame), ""] + build_table(frame, page, ratio_shape, run)
             + [""])
 
 
@@ -202,18 +154,18 @@ def _shape_argument(text: str) -> Shape:
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Rewrite the kernel table between the kernel-table markers of a Markdown file "
-                    "(docs/results.md) from a `gemm compare` compare.csv.")
+        description="Rewrite a kernel table between its markers in a Markdown page (docs/results.md) from a "
+                    "`gemm compare` compare.csv.")
     parser.add_argument("csv", type=Path, metavar="CSV", help="compare.csv written by `gemm compare --out DIR`")
-    parser.add_argument("--readme", type=Path, default=DEFAULT_README, metavar="README",
-                        help="Markdown file to update (default: docs/results.md of this repository)")
+    parser.add_argument("--page", type=Path, default=DEFAULT_PAGE, metavar="PAGE",
+                        help="Markdown page to update (default: docs/results.md of this repository)")
     parser.add_argument("--ratio-at", type=_shape_argument, metavar="MxNxK",
                         help="the shape of the vs cuBLAS column (default: the largest square size)")
     parser.add_argument("--check", action="store_true",
                         help="change nothing; exit 1 when the table differs from what the CSV gives (for tests)")
-    parser.add_argument("--marker", default="kernel-table", metavar="NAME",
-                        help="the table's markers, <!-- NAME:begin --> and <!-- NAME:end --> (default: kernel-table), "
-                             "so one file can hold a table per GPU")
+    parser.add_argument("--marker", required=True, metavar="NAME",
+                        help="the table's markers, <!-- NAME:begin --> and <!-- NAME:end --> (kernel-table-h100 or "
+                             "kernel-table-h200 in docs/results.md), so one page can hold a table per GPU")
     return parser.parse_args(argv)
 
 
@@ -224,21 +176,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         frame = compare_csv.load_compare_csv(args.csv)
         try:
             # newline="" keeps \r\n and a missing final newline exactly as they are.
-            with open(args.readme, encoding="utf-8", newline="") as file:
+            with open(args.page, encoding="utf-8", newline="") as file:
                 old = file.read()
         except OSError as error:
-            raise InputError(f"{args.readme}: {error.strerror}") from None
+            raise InputError(f"{args.page}: {error.strerror}") from None
         except UnicodeDecodeError:
-            raise InputError(f"{args.readme}: not UTF-8 text") from None
+            raise InputError(f"{args.page}: not UTF-8 text") from None
         if args.ratio_at is not None and args.ratio_at not in compare_csv.shapes(frame):
             raise InputError(f"{args.csv}: no measurement at {args.ratio_at.label()} for --ratio-at")
         document = compare_csv.load_compare_json(args.csv)
-        root = repository_root(args.readme)
+        root = repository_root(args.page)
         run = results_runs.for_csv(root, args.csv)
         if run is not None:
             results_runs.verify(run, root, document, compare_csv.kernels(frame))
-        block = render_block(frame, args.csv, args.readme, document, args.ratio_at, run)
-        new = replace_between_markers(old, block, args.readme, markers(args.marker))
+        block = render_block(frame, args.csv, args.page, document, args.ratio_at, run)
+        new = replace_between_markers(old, block, args.page, markers(args.marker))
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return compare_csv.EXIT_BAD_INPUT
@@ -246,16 +198,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     table_rows = len(compare_csv.kernels(frame))
     if args.check:
         if new != old:
-            print(f"{args.readme}: the {args.marker} table differs from {args.csv}; run {program} to regenerate it")
+            print(f"{args.page}: the {args.marker} table differs from {args.csv}; run {program} to regenerate it")
             return 1
-        print(f"{args.readme}: the {args.marker} table matches {args.csv}")
+        print(f"{args.page}: the {args.marker} table matches {args.csv}")
         return 0
     if new == old:
-        print(f"{args.readme}: kernel table already up to date ({table_rows} kernels)")
+        print(f"{args.page}: kernel table already up to date ({table_rows} kernels)")
         return 0
-    with open(args.readme, "w", encoding="utf-8", newline="") as file:
+    with open(args.page, "w", encoding="utf-8", newline="") as file:
         file.write(new)
-    print(f"{args.readme}: kernel table updated ({table_rows} kernels, "
+    print(f"{args.page}: kernel table updated ({table_rows} kernels, "
           f"{len(compare_csv.shapes(frame))} shapes) from {args.csv}")
     return 0
 
