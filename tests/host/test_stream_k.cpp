@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdlib>
 #include <map>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -980,6 +981,59 @@ TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
   EXPECT_TRUE(transposed_candidate(1151));
   EXPECT_FALSE(transposed_candidate(1152));
   EXPECT_FALSE(transposed_candidate(640));
+}
+
+// Plans for shapes drawn at random (a fixed seed), as kernels 15 and 16 launch them on an H200 and with the clusters
+// alone: each is a tiling kernel 15 has an instance of, in a cluster shape it has, over exactly the tiles its launcher
+// counts (it refuses a plan whose tiles differ, and its 64-row branch takes any width but 192 for 128), with a
+// schedule that does every k block of every tile once, in a fix-up order the kernel can follow, on at most the
+// resident clusters; Cᵀ only for ragged token counts, 2 × 2 clusters only off the lines.
+TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
+  const std::set<std::pair<int, int>> tilings = {{128, 256}, {128, 192}, {128, 176}, {128, 160},
+                                                 {128, 144}, {128, 128}, {64, 192},  {64, 128}};
+  std::mt19937 draw(20261205);
+  std::uniform_int_distribution<int> tokens(1, 2300), eighths(1, 30000 / 8);
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  int transposed = 0, quads = 0, splits = 0, fitted = 0;
+  for (int shape = 0; shape < 600; ++shape) {
+    const int m = tokens(draw), n = 8 * eighths(draw), k = 8 * eighths(draw);
+    for (const bool with_memory : {true, false}) {
+      SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << (with_memory ? ", H200" : ", clusters alone"));
+      const FewTilesPlan plan = with_memory ? plan_few_tiles_or_transposed(m, n, k, 66, 30, h200)
+                                            : plan_few_tiles_or_transposed(m, n, k, 66);
+      EXPECT_TRUE(tilings.count({plan.block_m, plan.block_n})) << plan.block_m << "x" << plan.block_n;
+      EXPECT_TRUE((plan.cluster_m == 2 && plan.cluster_n == 1) || plan.cluster_along_n() || plan.quad_clusters());
+      if (plan.quad_clusters()) {
+        EXPECT_TRUE(rows_off_lines(k));
+        EXPECT_FALSE(fitted_width(plan.block_m, plan.block_n)) << "no fitted width has a 2 x 2 instance";
+        EXPECT_EQ(plan.resident_clusters, with_memory ? 30 : 0);
+      } else {
+        EXPECT_EQ(plan.resident_clusters, 66);
+      }
+      if (plan.transposed) {
+        EXPECT_TRUE(transposed_candidate(m));
+      }
+      const int rows = plan.transposed ? n : m, columns = plan.transposed ? m : n;
+      EXPECT_EQ(plan.cluster_tiles, ceil_div(ceil_div(rows, plan.block_m), plan.cluster_m) *
+                                        ceil_div(ceil_div(columns, plan.block_n), plan.cluster_n));
+      EXPECT_EQ(plan.k_blocks, ceil_div(k, 64));
+      EXPECT_EQ(plan.schedule.tiles, plan.cluster_tiles);
+      EXPECT_EQ(plan.schedule.k_blocks, plan.k_blocks);
+      EXPECT_GE(plan.schedule.workers, 1);
+      EXPECT_LE(plan.schedule.workers, plan.resident_clusters);
+      check_schedule(plan.schedule);
+      check_fix_up_chains(plan.schedule);
+      transposed += plan.transposed;
+      quads += plan.quad_clusters();
+      splits += plan.schedule.splits();
+      fitted += fitted_width(plan.block_m, plan.block_n);
+    }
+  }
+  // The draw reaches each kind of plan, so the checks above are not of one kind only.
+  EXPECT_GT(transposed, 0);
+  EXPECT_GT(quads, 0);
+  EXPECT_GT(splits, 0);
+  EXPECT_GT(fitted, 0);
 }
 
 }  // namespace
