@@ -1,8 +1,8 @@
 """Tests for tests/sass/check_ptxas_log.py, the oracle of every sass_*_wgmma_not_serialized test: it must fail on
 the two notes ptxas writes when it serializes wgmma or injects a wait, as nvcc 13.0 words them, pass a log
 without them, and fail when the log is missing. The two notes below were printed by nvcc 13.0
-(`-gencode arch=compute_90a,code=sm_90a`) for a small kernel written to provoke them: ordinary code reading an
-accumulator a wgmma may still write (C7517), and a wait on one path of a loop only (C7511 as well)."""
+(`-gencode arch=compute_90a,code=sm_90a`) for a small kernel written to provoke them: a loop of wgmmas whose
+accumulator ordinary code scales on odd iterations, with a `wgmma.wait_group 0` on one iteration only, gave both."""
 
 import subprocess
 import sys

@@ -170,7 +170,6 @@ class RatioSpreadTest(unittest.TestCase):
             self.assertEqual(ratio_spread.NO_HISTORY, 77)  # what tests/CMakeLists.txt counts as skipped
             self.assertIn("no full git history here", err.getvalue())
             self.assertEqual(path.read_text(encoding="utf-8"), text)
-            self.assertEqual(path.read_text(encoding="utf-8"), text)
 
 
 if __name__ == "__main__":

@@ -192,8 +192,8 @@ TEST(BiasBound, IsTheFloorPlusTheAccumulationPlusChance) {
   EXPECT_LT(bias_bound(65536, 0.5, 512), bias_bound(65536, 0.5, 1 << 20)) << "deeper K, a wider bound";
 }
 
-// The header's two worked figures, by hand: a floor of 0.05 steps, twice the accumulation bias (33 k16 steps at
-// K = 512: 33 · 2⁻¹⁶ / (8 ln²2) = 0.000131; at 2²⁰, 0.2602 above), and 6 standard errors of a mean over
+// The header's two worked figures, by hand: a floor of 0.05 steps, twice the accumulation bias (32 k16 steps at
+// K = 512: (32 + 1) · 2⁻¹⁶ / (8 ln²2) = 0.000131; at 2²⁰, 0.2602 above), and 6 standard errors of a mean over
 // 65536 / 4 independent elements (6 · spread · 2/256).
 TEST(BiasBound, PinnedValues) {
   EXPECT_NEAR(bias_bound(256 * 256, 0.5, 512), 0.05 + 0.000262 + 0.0234375, 0.000005);

@@ -1006,7 +1006,8 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
       if (plan.quad_clusters()) {
         EXPECT_TRUE(rows_off_lines(k));
         EXPECT_FALSE(fitted_width(plan.block_m, plan.block_n)) << "no fitted width has a 2 x 2 instance";
-        EXPECT_EQ(plan.resident_clusters, with_memory ? 30 : 0);
+        EXPECT_TRUE(with_memory) << "2 x 2 clusters without any resident";
+        EXPECT_EQ(plan.resident_clusters, 30);
       } else {
         EXPECT_EQ(plan.resident_clusters, 66);
       }
