@@ -33,7 +33,7 @@ out=$(cd "$out" && pwd)
 # handful of files: a machine that sends back only a few files of a run still sends the compare reports.
 work=$(mktemp -d "${TMPDIR:-/tmp}/device_check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 export PATH="/usr/local/cuda/bin:$PATH"
 build=${BUILD_DIR:-build-device}
 want() { [[ ",$steps," == *",$1,"* ]]; }

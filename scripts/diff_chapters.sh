@@ -46,7 +46,7 @@ fi
 chapter_file() {
   local matches
   shopt -s nullglob
-  matches=("$kernels"/$(printf '%02d' "$1")_*.cu)
+  matches=("$kernels/$(printf '%02d' "$1")"_*.cu)
   shopt -u nullglob
   if [[ ${#matches[@]} -ne 1 ]]; then
     echo "$(basename "$0"): expected one file $kernels/$(printf '%02d' "$1")_*.cu, found ${#matches[@]}" >&2

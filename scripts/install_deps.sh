@@ -17,7 +17,7 @@
 #
 #   scripts/install_deps.sh [--tests]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 for_tests=0
 case "${1:-}" in
   --tests) for_tests=1 ;;

@@ -13,7 +13,7 @@
 # 77 when no GPU is visible or none of the kernels named runs here, 2 on bad usage. The GPU is looked for
 # first; on a machine with one, a missing compute-sanitizer is an error (exit 2), never a silent skip.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 gemm=build/gemm
 tools=(memcheck racecheck synccheck initcheck)
 ids=()
@@ -45,7 +45,7 @@ if ! "$gemm" list --json | python3 -c 'import json,sys; sys.exit(0 if json.load(
 fi
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$sanitizer" ] || { echo "sanitize.sh: compute-sanitizer not found (it comes with the CUDA toolkit)" >&2; exit 2; }
-[ ${#ids[@]} -gt 0 ] || ids=($(awk '$1 != 0 && $4 == 1 { print $1 }' <<<"$listing"))
+[ ${#ids[@]} -gt 0 ] || mapfile -t ids < <(awk '$1 != 0 && $4 == 1 { print $1 }' <<<"$listing")
 
 # Small and ragged: one tile plus one row/column, several partial tiles, K not a multiple of the k block;
 # kernels that take any shape also get odd N and K. 2304 x 2048 x 2816 is more tiles than a GPU has SMs (the
