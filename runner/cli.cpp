@@ -152,7 +152,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   double compare_timeout = 0;
   CompareCommand compare_defaults;
   auto* compare = app.add_subcommand("compare", "Time several kernels against cuBLAS in one run, interleaved rep by rep");
-  compare->add_option("--kernels", compare_ids, "all (the default), or comma-separated ids (cuBLAS is always included)");
+  compare->add_option("--kernels", compare_ids,
+                      "all (the default), or comma-separated ids (cuBLAS is always included)");
   auto* sizes_option = compare->add_option("--sizes", compare_sizes, "Square sizes, e.g. 1024,4096");
   auto* shapes_option = compare->add_option(
       "--shapes", compare_shapes,

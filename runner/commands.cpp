@@ -404,8 +404,9 @@ int command_list(const ListCommand& command) {
   for (const KernelInfo& kernel : all_kernels())
     if (kernel.arch == Arch::kSm100a) never_run += (never_run.empty() ? "" : ", ") + std::to_string(kernel.id);
   if (!never_run.empty())
-    std::cout << "sm_100a: kernels " << never_run << " have not yet run on a GPU (none was at hand; CI compiles them and "
-              << "checks their SASS); run and check validate them against cuBLAS before any timing\n";
+    std::cout << "sm_100a: kernels " << never_run
+              << " have not yet run on a GPU (none was at hand; CI compiles them and checks their SASS); run and check "
+                 "validate them against cuBLAS before any timing\n";
   if (!gpu)
     std::cout << "here: no CUDA GPU visible\n";
   else if (!has_code)

@@ -262,5 +262,5 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
                              f"and {RUNS_FILE} declares that commit's run {relative} current for chapter "
                              f"{kernel_id:02d}: take {kernel_id:02d} out of the run's \"current\" (or measure again)")
     if unverified:  # said, not hidden: the table is still right by the declaration, just not checked against git
-        print(f"{relative}: chapters {', '.join(unverified)} not checked against commit {run.commit}, which git does not "
-              f"hold here (a shallow clone?): {RUNS_FILE}'s word taken", file=sys.stderr)
+        print(f"{relative}: chapters {', '.join(unverified)} not checked against commit {run.commit}, which git does "
+              f"not hold here (a shallow clone?): {RUNS_FILE}'s word taken", file=sys.stderr)
