@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
-from compare_csv import CUBLAS_ID, InputError
+from compare_csv import CUBLAS_ID, InputError, load_compare_json
 
 RUNS_FILE = Path("results") / "runs.json"
 ID_RANGES = re.compile(r"^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$")
@@ -160,6 +160,15 @@ def same_commit(a: str, b: str) -> bool:
     """Whether two (possibly abbreviated) hashes name the same commit: one is a prefix of the other."""
     a, b = a.strip().lower(), b.strip().lower()
     return len(min(a, b, key=len)) >= 7 and (a.startswith(b) or b.startswith(a))
+
+
+def require_commit(csv_path: Path, commit: str, declared: str) -> None:
+    """Raises InputError unless the compare.json beside `csv_path` says the run was taken with `commit`; `declared`
+    ends the message ("but ... declares ...")."""
+    environment = load_compare_json(csv_path).get("environment")
+    taken = str(environment.get("git_commit", "")) if isinstance(environment, dict) else ""
+    if not same_commit(taken, commit):
+        raise InputError(f"{csv_path}: taken with commit {taken or '(none)'}, but {declared}")
 
 
 def kernel_file(root: Path, kernel_id: int) -> Optional[Path]:

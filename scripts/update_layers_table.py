@@ -106,11 +106,7 @@ def load_declaration(path: Path) -> tuple[str, int, list[Group]]:
 
 def figures(group: Group, kernel_id: int) -> Figures:
     frame = compare_csv.load_compare_csv(group.csv_path)
-    environment = compare_csv.load_compare_json(group.csv_path).get("environment")
-    commit = str(environment.get("git_commit", "")) if isinstance(environment, dict) else ""
-    if not results_runs.same_commit(commit, group.commit):
-        raise InputError(f"{group.csv_path}: taken with commit {commit or '(none)'}, but the declaration says "
-                         f"{group.commit}")
+    results_runs.require_commit(group.csv_path, group.commit, f"the declaration says {group.commit}")
     measured = set(compare_csv.shapes(frame[frame["kernel"] == CUBLAS_ID]))
     missing = group.leave_out - measured
     if missing:

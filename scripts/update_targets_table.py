@@ -116,11 +116,8 @@ def run_targets(root: Path) -> list[RunTargets]:
         if not csv_path.is_file():
             continue
         frame = compare_csv.load_compare_csv(csv_path)
-        environment = compare_csv.load_compare_json(csv_path).get("environment")
-        commit = environment.get("git_commit", "") if isinstance(environment, dict) else ""
-        if not results_runs.same_commit(str(commit), run.commit):
-            raise InputError(f"{csv_path}: taken with commit {commit or '(none)'}, but results/runs.json declares "
-                             f"the run of {run.gpu} at {run.commit}")
+        results_runs.require_commit(csv_path, run.commit,
+                                    f"results/runs.json declares the run of {run.gpu} at {run.commit}")
         names = dict(compare_csv.kernels(frame))
         if DISPATCH_ID not in names:
             raise InputError(f"{csv_path}: kernel {DISPATCH_ID} was not run")
