@@ -34,14 +34,13 @@ from typing import NamedTuple, Optional, Sequence
 
 import compare_csv
 import results_runs
-from compare_csv import CUBLAS_ID, InputError, Shape
+from compare_csv import CUBLAS_ID, EXIT_BAD_INPUT, InputError, Shape
 from marked_pages import replace_between_markers
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- ladder-table:begin -->"
 END_MARKER = "<!-- ladder-table:end -->"
 EXIT_DIFFERENT = 1
-EXIT_BAD_INPUT = 2
 MAX_WORDS = 10  # what a chapter adds, in the registry's last field
 DEFAULT_SHAPE = Shape(8192, 8192, 8192)
 MISSING = "—"

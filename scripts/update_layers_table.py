@@ -41,13 +41,12 @@ from typing import Optional, Sequence
 
 import compare_csv
 import results_runs
-from compare_csv import CUBLAS_ID, InputError, Shape, ratio_to_cublas
+from compare_csv import CUBLAS_ID, EXIT_BAD_INPUT, InputError, Shape, ratio_to_cublas
 from marked_pages import update_marked_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- layers-table:begin -->"
 END_MARKER = "<!-- layers-table:end -->"
-EXIT_BAD_INPUT = 2
 DEFAULT_DECLARATION = Path("results/nvidia-h200/dispatch/layers.json")
 DEFAULT_PAGES = (Path("kernels/16_dispatch.md"), Path("docs/results.md"), Path("README.md"))
 EVERY_SHAPE_BAR = 0.95  # the bar for every preset shape, applied here too

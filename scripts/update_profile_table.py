@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from compare_csv import CUBLAS_ID, InputError, Shape
+from compare_csv import CUBLAS_ID, EXIT_BAD_INPUT, InputError, Shape
 from marked_pages import update_marked_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- profile-table:begin -->"
 END_MARKER = "<!-- profile-table:end -->"
-EXIT_BAD_INPUT = 2
 DEFAULT_PROFILES = Path("results/nvidia-h200/dispatch/missed_targets")
 DEFAULT_PAGE = Path("kernels/16_dispatch.md")
 FILE_NAME = re.compile(r"^(\d+)x(\d+)x(\d+)_(\d+)\.csv$")

@@ -38,14 +38,13 @@ from typing import Optional, Sequence
 
 import compare_csv
 import results_runs
-from compare_csv import InputError, Shape, ratio_to_cublas
+from compare_csv import EXIT_BAD_INPUT, InputError, Shape, ratio_to_cublas
 from plot_models import MODEL_PRESETS
 from marked_pages import update_marked_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- targets-table:begin -->"
 END_MARKER = "<!-- targets-table:end -->"
-EXIT_BAD_INPUT = 2
 DISPATCH_ID = 16
 DEFAULT_PAGES = (Path("kernels/16_dispatch.md"), Path("docs/results.md"), Path("README.md"))
 TARGET_TOKENS = (256, 512, 1024, 2048, 4096, 8192)  # the targets' shapes: every preset layer at these M, all needed
