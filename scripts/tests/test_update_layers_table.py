@@ -11,7 +11,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from .compare_rows import HEADER, csv_row
+from .compare_rows import HEADER, csv_row, table_row_cells
 
 SCRIPTS = Path(__file__).resolve().parents[1]
 SCRIPT = SCRIPTS / "update_layers_table.py"
@@ -55,9 +55,7 @@ class LayersTableTest(unittest.TestCase):
                               capture_output=True, text=True, timeout=120)
 
     def table_row(self):
-        rows = [line for line in self.page.read_text(encoding="utf-8").splitlines() if line.startswith("| [Model A]")]
-        self.assertEqual(len(rows), 1, self.page.read_text(encoding="utf-8"))
-        return [cell.strip() for cell in rows[0].strip("|").split("|")]
+        return table_row_cells(self.page.read_text(encoding="utf-8"), "| [Model A]")
 
     def test_cells_from_the_ratios(self):
         self.write_run({**LAYERS, CONTROL: 0.1})

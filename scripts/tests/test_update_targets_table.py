@@ -11,7 +11,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from .compare_rows import HEADER, csv_row
+from .compare_rows import HEADER, csv_row, table_row_cells
 
 SCRIPTS = Path(__file__).resolve().parents[1]
 SCRIPT = SCRIPTS / "update_targets_table.py"
@@ -54,9 +54,7 @@ class TargetsTableTest(unittest.TestCase):
                               capture_output=True, text=True, timeout=120)
 
     def table_row(self):
-        rows = [line for line in self.page.read_text(encoding="utf-8").splitlines() if line.startswith("| GPU-A")]
-        self.assertEqual(len(rows), 1, self.page.read_text(encoding="utf-8"))
-        return [cell.strip() for cell in rows[0].strip("|").split("|")]
+        return table_row_cells(self.page.read_text(encoding="utf-8"), "| GPU-A")
 
     def test_cells_from_the_ratios(self):
         # 48 shapes with M >= 256: 46 at 1.0, one at 0.64 (512 x 4096 x 4096) and one at 0.9 (256 x 6144 x 4096):
