@@ -7,6 +7,7 @@ they link a results file from a Markdown page the same way (relative_link).
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from dataclasses import dataclass
@@ -65,6 +66,14 @@ class Shape:
         if min(m, n, k) < 1:
             raise InputError(f"bad shape '{text}': sizes must be at least 1")
         return Shape(m, n, k)
+
+
+def shape_argument(text: str) -> Shape:
+    """Shape.parse as an argparse `type`: a malformed shape is argparse's usage error (exit 2)."""
+    try:
+        return Shape.parse(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def relative_link(target: Path, page: Path) -> str:

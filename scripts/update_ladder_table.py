@@ -220,19 +220,12 @@ def build_block(root: Path, readme: Path, shape: Shape = DEFAULT_SHAPE) -> list[
     return [caption, ""] + table + [line for note in notes for line in ("", note)]
 
 
-def _shape_argument(text: str) -> Shape:
-    try:
-        return Shape.parse(text)
-    except InputError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description="Regenerate the README's chapter table from kernels/registry.inc.")
     parser.add_argument("--readme", type=Path, default=None, help="README to update (default: ROOT/README.md)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this script's)")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if the table differs")
-    parser.add_argument("--at", type=_shape_argument, default=DEFAULT_SHAPE, metavar="MxNxK",
+    parser.add_argument("--at", type=compare_csv.shape_argument, default=DEFAULT_SHAPE, metavar="MxNxK",
                         help="the shape of the TFLOP/s columns (default: 8192x8192x8192)")
     args = parser.parse_args(argv)
     program = Path(__file__).name

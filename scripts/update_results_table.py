@@ -145,13 +145,6 @@ def render_block(frame: pd.DataFrame, csv_path: Path, page: Path, document: dict
             + [""])
 
 
-def _shape_argument(text: str) -> Shape:
-    try:
-        return Shape.parse(text)
-    except InputError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Rewrite a kernel table between its markers in a Markdown page (docs/results.md) from a "
@@ -159,7 +152,7 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("csv", type=Path, metavar="CSV", help="compare.csv written by `gemm compare --out DIR`")
     parser.add_argument("--page", type=Path, default=DEFAULT_PAGE, metavar="PAGE",
                         help="Markdown page to update (default: docs/results.md of this repository)")
-    parser.add_argument("--ratio-at", type=_shape_argument, metavar="MxNxK",
+    parser.add_argument("--ratio-at", type=compare_csv.shape_argument, metavar="MxNxK",
                         help="the shape of the vs cuBLAS column (default: the largest square size)")
     parser.add_argument("--check", action="store_true",
                         help="change nothing; exit 1 when the table differs from what the CSV gives (for tests)")
