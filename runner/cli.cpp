@@ -178,7 +178,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   LayoutCommand layout_command;
   CLI::App* layout = add_layout_subcommand(app, layout_command);  // runner/layout.cpp
   ExplainCommand explain_command;
-  CLI::App* explain = add_explain_subcommand(app, explain_command);  // runner/explain.cpp
+  std::string explain_shapes;
+  CLI::App* explain = add_explain_subcommand(app, explain_command, explain_shapes);  // runner/explain.cpp
 
   // CLI11 would call an unknown command word "a missing subcommand"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
@@ -211,7 +212,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   }
   if (explain->parsed()) {
     // A bad shape is a usage error now; an empty --shapes is one too, not the default shapes.
-    if (explain->count("--shapes") > 0) parse_shape_list(explain_command.shapes);
+    if (explain->count("--shapes") > 0) explain_command.shapes = parse_shape_list(explain_shapes);
     return explain_command;
   }
 

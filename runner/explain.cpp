@@ -20,13 +20,13 @@ int pingpong_resident_clusters();  // kernels/14_pingpong.cu: the clusters of tw
 int few_tiles_quad_clusters();     // kernels/15_few_tiles.cu: its resident 2 × 2 clusters
 FewTilesMemory few_tiles_memory();  // kernels/15_few_tiles.cu: the DRAM's rate and L2 size its plan weighs splits by
 
-CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command) {
+CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command, std::string& shapes_text) {
   CLI::App* explain = app.add_subcommand(
       "explain", "What the dispatch chapter (16) launches on each shape, and why (its cost model; no kernel runs)");
   explain->add_option("id", command.kernel,
                       "16 (default): what the dispatch chapter launches and why; 15 or 14: that kernel's own plan")
       ->check(CLI::IsMember({14, 15, 16}));
-  explain->add_option("--shapes,--shape", command.shapes,
+  explain->add_option("--shapes,--shape", shapes_text,
                       "Shapes MxNxK[,...] and model presets (" + model_preset_names() +
                           "); default: the results runs' shapes");
   explain->add_option("--clusters", command.clusters,
@@ -201,7 +201,7 @@ int command_explain(const ExplainCommand& command) {
   if (quad_clusters < 0) quad_clusters = 0;
   if (command.dram_bytes_per_cycle >= 0) memory.dram_bytes_per_cycle = command.dram_bytes_per_cycle;
   if (command.l2_mib >= 0) memory.l2_bytes = command.l2_mib * 1024 * 1024;
-  const std::vector<Shape> shapes = command.shapes.empty() ? results_run_shapes() : parse_shape_list(command.shapes);
+  const std::vector<Shape> shapes = command.shapes.empty() ? results_run_shapes() : command.shapes;
   const KernelInfo& kernel = *find_kernel(command.kernel);
   std::cout << "kernel " << kernel.id << " (" << kernel.name << (kernel.id == 16 ? "" : ", its own plan") << ") on "
             << clusters << " resident clusters of two CTAs and "

@@ -20,14 +20,15 @@ namespace gemm {
 
 struct ExplainCommand {
   int kernel = 16;     // 16 (what dispatch launches), or 15 or 14 (that kernel's own plan)
-  std::string shapes;  // as --shapes of compare (presets too); empty: the shapes of the results runs
+  std::vector<Shape> shapes;  // from --shapes, as compare's (presets expanded); empty: the shapes of the results runs
   int clusters = 0;    // resident clusters of two CTAs; 0: ask the GPU
   int quad_clusters = -1;  // resident 2 × 2 clusters; -1: ask the GPU where it is asked for `clusters`, else none
   double dram_bytes_per_cycle = -1;  // the DRAM's bytes an SM cycle; -1: ask the GPU as above, else none
   double l2_mib = -1;                // the L2's size; -1: ask the GPU as above, else none
 };
 
-CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command);
+// `shapes_text` receives --shapes as given; the caller parses it into command.shapes (a bad list is a usage error).
+CLI::App* add_explain_subcommand(CLI::App& app, ExplainCommand& command, std::string& shapes_text);
 
 // One shape's line: "512x4096x14336  15 few_tiles  128x128 tiles, 2x1 clusters: 64 cluster tiles ... (model, ...)"
 // (or why the dispatch chapter does not take the shape).

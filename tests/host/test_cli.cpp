@@ -374,9 +374,12 @@ TEST(CliExplain, DefaultsToTheDispatchChapterAndTakesTheTwoItChoosesBetween) {
   const ExplainCommand few_tiles = parse_as<ExplainCommand>({"explain", "15", "--clusters", "66", "--shapes", "1x8x8"});
   EXPECT_EQ(few_tiles.kernel, 15);
   EXPECT_EQ(few_tiles.clusters, 66);
-  EXPECT_EQ(few_tiles.shapes, "1x8x8");
+  EXPECT_EQ(few_tiles.shapes, (std::vector<Shape>{{1, 8, 8}}));
   EXPECT_EQ(parse_as<ExplainCommand>({"explain", "14", "--clusters", "66"}).kernel, 14);
-  EXPECT_EQ(parse_as<ExplainCommand>({"explain", "15", "--clusters", "66", "--shape", "64x8x8"}).shapes, "64x8x8");
+  EXPECT_EQ(parse_as<ExplainCommand>({"explain", "15", "--clusters", "66", "--shape", "64x8x8"}).shapes,
+            (std::vector<Shape>{{64, 8, 8}}));
+  // A preset is expanded once, here: what the command then runs over.
+  EXPECT_EQ(parse_as<ExplainCommand>({"explain", "--clusters", "66", "--shapes", "llama3-8b"}).shapes.size(), 28u);
   EXPECT_TRUE(has(usage_error({"explain", "13", "--clusters", "66"}), "13 not in {14,15,16}"));
 }
 
