@@ -139,6 +139,13 @@ def gpu_name(document: dict) -> Optional[str]:
     return gpu if isinstance(gpu, str) and gpu.strip() else None
 
 
+def git_commit(document: dict) -> Optional[str]:
+    """The commit compare.json says the run was taken with (stripped), or None."""
+    environment = document.get("environment") if isinstance(document, dict) else None
+    commit = environment.get("git_commit") if isinstance(environment, dict) else None
+    return commit.strip() if isinstance(commit, str) and commit.strip() else None
+
+
 def output_dir(out: Optional[Path], csv_path: Path) -> Path:
     """Where a plot script writes: `out`, or the CSV's directory; created if missing. InputError if it cannot be."""
     directory = out if out is not None else csv_path.parent

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
-from compare_csv import CUBLAS_ID, InputError, load_compare_json
+from compare_csv import CUBLAS_ID, InputError, git_commit, load_compare_json
 
 RUNS_FILE = Path("results") / "runs.json"
 ID_RANGES = re.compile(r"^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$")
@@ -165,8 +165,7 @@ def same_commit(a: str, b: str) -> bool:
 def require_commit(csv_path: Path, commit: str, declared: str) -> None:
     """Raises InputError unless the compare.json beside `csv_path` says the run was taken with `commit`; `declared`
     ends the message ("but ... declares ...")."""
-    environment = load_compare_json(csv_path).get("environment")
-    taken = str(environment.get("git_commit", "")) if isinstance(environment, dict) else ""
+    taken = git_commit(load_compare_json(csv_path)) or ""
     if not same_commit(taken, commit):
         raise InputError(f"{csv_path}: taken with commit {taken or '(none)'}, but {declared}")
 
@@ -246,10 +245,9 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
     """Raises InputError when the run's compare.json or today's code contradicts the declaration. `document` is
     the run's compare.json, `kernels` the (id, name) pairs of its CSV."""
     root = Path(root).resolve()
-    environment = document.get("environment") if isinstance(document, dict) else None
-    commit = environment.get("git_commit") if isinstance(environment, dict) else None
+    commit = git_commit(document)
     relative = run.directory.relative_to(root) if run.directory.is_relative_to(root) else run.directory
-    if not isinstance(commit, str) or not same_commit(commit, run.commit):
+    if commit is None or not same_commit(commit, run.commit):
         raise InputError(f"{relative}/compare.json is of commit {commit}, but {RUNS_FILE} declares {run.commit}: "
                          f"say there which chapters that run measured as they are today")
     names = dict(kernels)

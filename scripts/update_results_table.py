@@ -71,8 +71,7 @@ def caption(csv_path: Path, page: Path, document: dict, run: Optional[results_ru
     cold_l2 = compare_csv.settings_value(document, "cold_l2")
     order = compare_csv.settings_value(document, "order")
     gpu = compare_csv.gpu_name(document)
-    environment = document.get("environment")
-    commit = environment.get("git_commit") if isinstance(environment, dict) else None
+    commit = compare_csv.git_commit(document)
     parts = ["TFLOP/s", f"median of {reps} reps" if reps is not None else "median"]
     if isinstance(cold_l2, bool):
         parts.append("cold L2" if cold_l2 else "hot L2")
@@ -80,8 +79,8 @@ def caption(csv_path: Path, page: Path, document: dict, run: Optional[results_ru
         parts.append("each kernel timed alone (--blocked)")
     if gpu:
         parts.append(f"on {gpu}")
-    if isinstance(commit, str) and commit.strip():
-        parts.append(f"commit {commit.strip()}")
+    if commit:
+        parts.append(f"commit {commit}")
     text = ", ".join(parts)
     if run is not None and frame is not None:
         kernels = compare_csv.kernels(frame)

@@ -63,6 +63,20 @@ class ResultsRunsTest(unittest.TestCase):
         self.assertFalse(results_runs.same_commit("4fa6af9", "4fa6af8"))
         self.assertFalse(results_runs.same_commit("4fa", "4fa6af9"))  # too short to name a commit
 
+    def test_require_commit(self):
+        run = self.root / "results" / "run"
+        run.mkdir()
+        csv_path = run / "compare.csv"
+        for environment, taken in (({"git_commit": " 4fa6af9d3e\n"}, True), ({"git_commit": "4fa6af8"}, False),
+                                   ({"git_commit": ""}, False), ({"git_commit": 7}, False), ({}, False), (None, False)):
+            with self.subTest(environment=environment):
+                (run / "compare.json").write_text(json.dumps({"environment": environment}), encoding="utf-8")
+                if taken:
+                    results_runs.require_commit(csv_path, "4fa6af9", "declared")
+                else:
+                    with self.assertRaisesRegex(InputError, "but declared$"):
+                        results_runs.require_commit(csv_path, "4fa6af9", "declared")
+
     def test_moved_functions(self):
         """A function moved from a header into a kernel file leaves the comparison with a run before the move, and
         with a run after it (the header has no such function there any more) the file is compared as it is."""
