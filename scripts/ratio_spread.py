@@ -50,7 +50,7 @@ from typing import Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import results_runs  # noqa: E402
-from compare_csv import InputError, Shape  # noqa: E402
+from compare_csv import InputError, Shape, git_commit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # A table's first marker: its kind, the chapter, the base (ratio tables only; 00 is cuBLAS) and the results folder.
@@ -82,14 +82,14 @@ def parse_run(csv_text: str, json_text: str) -> Optional[Run]:
     say what they need (the commit it was taken with, each row's kernel, shape and median: early runs' did not)."""
     try:
         document = json.loads(json_text)
-        commit = document["environment"]["git_commit"]
+        commit = git_commit(document)
         cublas = str(document["environment"].get("cublas", ""))
         rows = list(csv.DictReader(io.StringIO(csv_text)))
         times = {(int(row["kernel"]), (int(row["m"]), int(row["n"]), int(row["k"]))): float(row["ms_median"])
                  for row in rows}
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
-    if not isinstance(commit, str) or not document.get("settings", {}).get("cold_l2", False):
+    if commit is None or not document.get("settings", {}).get("cold_l2", False):
         return None
     return Run(commit, times, cublas)
 
