@@ -120,6 +120,18 @@ def load_compare_csv(path: Path) -> pd.DataFrame:
     return frame.sort_values(["kernel", "m", "n", "k"], kind="stable").reset_index(drop=True)
 
 
+def read_text(path: Path) -> str:
+    """A text file's contents, its line endings as they are (newline=""), so that a page rewritten from them keeps its
+    \r\n and a missing final newline; InputError if it cannot be read or is not UTF-8."""
+    try:
+        with open(path, encoding="utf-8", newline="") as file:
+            return file.read()
+    except OSError as error:
+        raise InputError(f"{path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+
+
 def load_compare_json(csv_path: Path) -> dict:
     """Reads the compare.json written beside the CSV, or returns {} when there is none (or it is unreadable):
     it only adds context (GPU name, reps, L2 mode), so its absence must not stop a plot or a table."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
-from compare_csv import InputError
+from compare_csv import InputError, read_text
 
 
 def replace_between_markers(text: str, block_lines: Sequence[str], source: Path,
@@ -44,10 +44,7 @@ def update_marked_pages(pages: Sequence[Path], block_for: Callable[[Path], Seque
     difference, else 0; an unreadable page or mangled markers raise InputError."""
     status = 0
     for page in pages:
-        try:
-            old = page.read_text(encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"{page}: {error.strerror}") from None
+        old = read_text(page)
         new = replace_between_markers(old, block_for(page), page, markers)
         if new == old:
             print(f"{page}: {table} up to date")
@@ -55,6 +52,7 @@ def update_marked_pages(pages: Sequence[Path], block_for: Callable[[Path], Seque
             print(f"{page}: the {table} differs from {source} (run {program})")
             status = 1
         else:
-            page.write_text(new, encoding="utf-8")
+            with open(page, "w", encoding="utf-8", newline="") as file:
+                file.write(new)
             print(f"{page}: {table} updated")
     return status

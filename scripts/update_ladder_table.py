@@ -69,19 +69,11 @@ class Chapter(NamedTuple):
     technique: str
 
 
-def read_text(path: Path) -> str:
-    try:
-        with open(path, encoding="utf-8", newline="") as file:
-            return file.read()
-    except OSError as error:
-        raise InputError(f"{path}: {error.strerror}") from None
-
-
 def chapters(root: Path) -> list[Chapter]:
     """The GEMM_KERNEL lines of kernels/registry.inc, in file order (ids must increase)."""
     path = root / "kernels" / "registry.inc"
     result = []
-    for number, line in enumerate(read_text(path).splitlines(), 1):
+    for number, line in enumerate(compare_csv.read_text(path).splitlines(), 1):
         if not line.startswith("GEMM_KERNEL("):
             continue
         match = KERNEL_LINE.match(line)
@@ -106,7 +98,7 @@ def chapters(root: Path) -> list[Chapter]:
 
 def cublas_technique(root: Path) -> str:
     path = root / "kernels" / "registry.cu"
-    match = CUBLAS_ENTRY.search(read_text(path))
+    match = CUBLAS_ENTRY.search(compare_csv.read_text(path))
     if not match:
         raise InputError(f"{path}: no cuBLAS entry {{0, \"cublas\", ...}}")
     if len(match["technique"].split()) > MAX_WORDS:
@@ -231,7 +223,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     program = Path(__file__).name
     readme = args.readme or args.root / "README.md"
     try:
-        old = read_text(readme)
+        old = compare_csv.read_text(readme)
         new = replace_between_markers(old, [""] + build_block(args.root, readme, args.at) + [""], readme,
                                      (BEGIN_MARKER, END_MARKER))
     except InputError as error:

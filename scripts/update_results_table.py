@@ -166,14 +166,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     program = Path(__file__).name
     try:
         frame = compare_csv.load_compare_csv(args.csv)
-        try:
-            # newline="" keeps \r\n and a missing final newline exactly as they are.
-            with open(args.page, encoding="utf-8", newline="") as file:
-                old = file.read()
-        except OSError as error:
-            raise InputError(f"{args.page}: {error.strerror}") from None
-        except UnicodeDecodeError:
-            raise InputError(f"{args.page}: not UTF-8 text") from None
+        old = compare_csv.read_text(args.page)
         if args.ratio_at is not None and args.ratio_at not in compare_csv.shapes(frame):
             raise InputError(f"{args.csv}: no measurement at {args.ratio_at.label()} for --ratio-at")
         document = compare_csv.load_compare_json(args.csv)
