@@ -57,13 +57,8 @@ def block_lines(text: str, svg_link: str) -> list[str]:
     return ["```text"] + text.rstrip("\n").split("\n") + ["```", f"Drawn as SVG: [{svg_link}]({svg_link})"]
 
 
-def regenerate(note: Path, gemm: Path, figures: Path, svgs: dict[str, bytes], scratch: Path) -> str:
-    """The note's text with every layout block regenerated; the SVGs it uses are added to `svgs`."""
-    try:
-        with open(note, encoding="utf-8", newline="") as file:
-            text = file.read()
-    except OSError as error:
-        raise InputError(f"{note}: {error.strerror}") from None
+def regenerate(note: Path, text: str, gemm: Path, figures: Path, svgs: dict[str, bytes], scratch: Path) -> str:
+    """`text`, the note's, with every layout block regenerated; the SVGs it uses are added to `svgs`."""
     lines = text.splitlines(keepends=True)
     out: list[str] = []
     i = 0
@@ -119,7 +114,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for note in notes:
                 with open(note, encoding="utf-8", newline="") as file:
                     old = file.read()
-                updates[note] = (old, regenerate(note, gemm, figures, svgs, Path(scratch)))
+                updates[note] = (old, regenerate(note, old, gemm, figures, svgs, Path(scratch)))
     except InputError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
