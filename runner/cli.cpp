@@ -144,7 +144,7 @@ Command parse_command_line(int argc, const char* const* argv) {
                     "cublas (default), or simple: the runner's own fp32 kernel, for compute-sanitizer runs");
   check->add_option("--inputs", check_inputs,
                     "uniform (default: random in [-1, 1)), or exact: -1, 0 and 1, whose sums are exact in fp32, "
-                    "compared with tolerance 0 (catches a skipped k step at any K up to 2^24)");
+                    "compared with tolerance 0 (catches a skipped k step at any K below 2^24)");
   auto* check_timeout_option = check->add_option(
       "--timeout", check_timeout, "Seconds a kernel run may take before it counts as hung (default: 10 + 100x cuBLAS)");
 
