@@ -178,11 +178,16 @@ const std::vector<Shape>& shape_suite() {
       {2300, 2040, 4000},   // 72 cluster tiles, 63 k blocks (the last one partial), ragged: 6 tiles split
       {4352, 1024, 8448},   // 68 cluster tiles: 2 tiles left over, each shared by 33 clusters
       {2500, 2504, 4000},   // 100 cluster tiles, 34 left over: too few idle to split; 2 rounds on 50 clusters
-      // Kernel 15 splits the whole problem of these along K (fewer cluster tiles than clusters), in 128 x 128 tiles:
-      // 16 cluster tiles of 125 k blocks (N ragged) in 2 x 1 clusters over all 66, and 8 cluster tiles of 129 k
-      // blocks (N and K ragged) in 1 x 2 clusters (M under one tile) over 41.
+      // Kernel 15 splits the whole problem of these along K (fewer cluster tiles than clusters; on an H200, as
+      // tests/host/test_stream_k.cpp pins them): 16 cluster tiles of 128 x 128 and 125 k blocks (N ragged) in 2 x 1
+      // clusters, each in 4 equal shares added by slices; 8 cluster tiles of 64 x 128 and 129 k blocks (M, N and K
+      // ragged) in 2 x 2 clusters, each in 3 equal shares; and over every cluster, shares running across tiles (an
+      // owner adds): 34 cluster tiles of 128 x 256 and 160 k blocks (M and N ragged) over 66 clusters of two, and 16
+      // of 128 x 192 and 219 k blocks (K % 16 = 8) over 30 clusters of four.
       {256, 2040, 8000},
       {100, 1800, 8200},
+      {136, 8696, 10240},
+      {136, 5808, 14008},
       // Kernel 15 computes these as Cᵀ = B·Aᵀ (ragged token counts; common/few_tiles.h, plan_few_tiles_or_transposed)
       // and stores C transposed: 128 × 256 tiles in two whole rounds, the last tile row of Cᵀ (C's columns) ragged;
       // 128 × 192 tiles in 4 equal shares (each share stores its slice element by element); 64 × 128 tiles in 2

@@ -56,9 +56,11 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 # 3900 x 12360 x 48 and 3900 x 15880 x 48 kernel 14 (and 16, which gives them to it) takes 128 x 176, 128 x 184,
 # 128 x 160 and 128 x 144 tiles (16, 19, 19 and 27 rounds of one partial k block, ragged M and N;
 # tests/host/test_pingpong_choice.cpp).
-# Kernel 15 (and 16, which gives them to it) splits the whole of 256 x 2040 x 8000 (2 x 1 clusters) and of
-# 100 x 1800 x 8200 (1 x 2 clusters) along K, in 128 x 128 tiles: fewer cluster tiles than clusters.
-aligned_shapes=129x264x72,67x40x24,300x520x200,2304x2048x2816,3000x2056x1000,3900x11600x48,3900x14000x48,3900x12360x48,3900x15880x48,256x2040x8000,100x1800x8200
+# Kernel 15 (and 16, which gives them to it) splits the whole of these along K, fewer cluster tiles than clusters (on
+# an H200; tests/host/test_stream_k.cpp pins the plans): 256 x 2040 x 8000 in 4 equal shares a tile (128 x 128, 2 x 1
+# clusters, added by slices), 100 x 1800 x 8200 in 3 (64 x 128, 2 x 2 clusters), and 136 x 8696 x 10240 over every
+# cluster, shares running across tiles (128 x 256, an owner adds).
+aligned_shapes=129x264x72,67x40x24,300x520x200,2304x2048x2816,3000x2056x1000,3900x11600x48,3900x14000x48,3900x12360x48,3900x15880x48,256x2040x8000,100x1800x8200,136x8696x10240
 odd_shapes=37x29x13
 
 failures=0 runs=0

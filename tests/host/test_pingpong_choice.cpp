@@ -339,6 +339,12 @@ TEST(PingPongChoice, EvenSplits) {
   EXPECT_EQ(square.schedule.workers, 64);
   EXPECT_EQ(square.schedule.whole_tiles, 0);
   EXPECT_NEAR(square.cycles, 1.25 * 32 * 478.72 + 4800 + 3300, 1e-6);
+  // Kernel 16 weighs that split as the plan costs it: no allowance for a short launch of whole tiles (the split's
+  // fixed cost is in its cycles already), and not as a split last round (its tiles are few, not rounds of many).
+  const PingPongEstimate square_choice = estimate_pingpong(128, 4096, 4096, kClusters);
+  EXPECT_TRUE(square_choice.few_tiles);
+  EXPECT_FALSE(square_choice.split_last_round);
+  EXPECT_NEAR(square_choice.cooperative_cycles, 1.25 * 32 * 478.72 + 4800 + 3300, 1e-6);
   // 22 cluster tiles (128 × 2816 × 4096): 3 shares on all 66 clusters; 12 (128 × 1536 × 8960): 5 shares on 60.
   EXPECT_EQ(plan_few_tiles(128, 2816, 4096, kClusters).schedule.workers, 66);
   EXPECT_EQ(plan_few_tiles(128, 1536, 8960, kClusters).schedule.workers, 60);

@@ -884,6 +884,58 @@ TEST(FewTiles, FittedWidthTestShapesTakeThem) {
   }
 }
 
+// The shapes the GPU tests give kernel 15 for its splits take the schedules their comments name, as kernel 15's
+// launcher plans them on an H200 (66 clusters of two, 30 of four where the rows are off the lines, its DRAM rate and
+// L2; the launcher asks the GPU for these, so on another GPU some may plan otherwise): the check suite's
+// (runner/shapes.cpp), the sanitizer's (scripts/sanitize.sh) and those of the fix-up order's tests
+// (partial_split_shapes, tests/CMakeLists.txt). Between them they reach each kind of split: every tile in equal shares
+// (two: an owner adds; three or more: by slices), a split over every cluster (shares across tiles, owners), in clusters
+// of two and of four, and a split last round after whole ones, for C and for Cᵀ.
+TEST(FewTiles, GpuTestShapesTakeTheSplitsTheyAreThereFor) {
+  struct Case {
+    int m, n, k;
+    int block_m, block_n, cluster_m, cluster_n, cluster_tiles, workers, whole_tiles, even_shares;
+    bool transposed;
+  };
+  const Case cases[] = {
+      // Every tile in 4 equal shares, 128 × 128 tiles in 2 × 1 clusters (N ragged; K too in the second).
+      {256, 2048, 8192, 128, 128, 2, 1, 16, 64, 0, 4, false},
+      {256, 2040, 8000, 128, 128, 2, 1, 16, 64, 0, 4, false},
+      // 64 × 128 tiles in 2 × 2 clusters, 3 equal shares (off the lines; M, N and K ragged).
+      {100, 1800, 8200, 64, 128, 2, 2, 8, 24, 0, 3, false},
+      // 128 × 192 tiles in 2 × 2 clusters, 3 equal shares (off the lines, M ragged).
+      {200, 3000, 20000, 128, 192, 2, 2, 8, 24, 0, 3, false},
+      // 64 × 192 tiles in 1 × 2 clusters, 3 equal shares; 64 × 128 tiles in 2 equal shares (an owner adds).
+      {64, 8192, 16384, 64, 192, 1, 2, 22, 66, 0, 3, false},
+      {128, 4096, 8192, 64, 128, 2, 1, 32, 64, 0, 2, false},
+      // A split over every cluster, fewer tiles than clusters: 34 cluster tiles of 128 × 256 (2 × 1, M and N ragged)
+      // over 66, and 16 of 128 × 192 in 2 × 2 clusters over 30 (off the lines, K % 16 = 8).
+      {136, 8696, 10240, 128, 256, 2, 1, 34, 66, 0, 0, false},
+      {136, 5808, 14008, 128, 192, 2, 2, 16, 30, 0, 0, false},
+      // A whole round, then the last 46 tiles split over every cluster (128 × 256 in 1 × 2 clusters).
+      {128, 57344, 8192, 128, 256, 1, 2, 112, 66, 66, 0, false},
+      // Cᵀ: 128 × 192 tiles in 4 equal shares; 128 × 256 tiles in 1 × 2 clusters, a round and a split last round.
+      {264, 2032, 8576, 128, 192, 2, 1, 16, 64, 0, 4, true},
+      {776, 4632, 3584, 128, 256, 1, 2, 74, 66, 66, 0, true},
+  };
+  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, h200);
+    EXPECT_EQ(plan.transposed, c.transposed);
+    EXPECT_EQ(plan.block_m, c.block_m);
+    EXPECT_EQ(plan.block_n, c.block_n);
+    EXPECT_EQ(plan.cluster_m, c.cluster_m);
+    EXPECT_EQ(plan.cluster_n, c.cluster_n);
+    EXPECT_EQ(plan.cluster_tiles, c.cluster_tiles);
+    EXPECT_TRUE(plan.schedule.splits());
+    EXPECT_EQ(plan.schedule.workers, c.workers);
+    EXPECT_EQ(plan.schedule.whole_tiles, c.whole_tiles);
+    EXPECT_EQ(plan.schedule.even_shares(), c.even_shares);
+    check_schedule(plan.schedule);
+  }
+}
+
 // The model presets (llama3-8b and -70b at 128-8192 tokens), 1024³ and 2048³ keep their plans: none is split over every
 // cluster where the DRAM decides.
 TEST(FewTiles, ThePresetsKeepTheirPlans) {
