@@ -3,7 +3,9 @@
 //   mma.sync m16n8k16   A's registers are filled through mma_m16n8k16_a from a matrix whose elements encode
 //                       their (m, k), and B is one-hot, picking columns k = n + 8·sel: D's element e of lane l,
 //                       placed by mma_m16n8k16_c, must be A(row, col + 8·sel). Then B encoded and A the
-//                       identity: D(m, n) must be B(m, n). So A, B and C/D are each checked.
+//                       identity: D(m, n) must be B(m, n). Each run holds one operand's placement against
+//                       C/D's; a permutation that mma_m16n8k16_a and _c shared would pass both, which the host
+//                       tests, pinned to the PTX ISA's figures and to CuTe, catch.
 //   ldmatrix.x4         kernel 02's chain: a 16 × 64 tile stored swizzled (swizzled_chunk_offset), lane addresses
 //                       from ldmatrix_x4_a_source / _b_source, k16 steps by swizzled_k_step; every register of
 //                       every lane, for steps 0-3, must hold the element mma_m16n8k16_a / _b names.
