@@ -361,10 +361,10 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
         choice = plan.cycles;  // by compute, whatever the DRAM below makes of the schedule
         // On the sectors, whole tiles instead of a split over every cluster where they are kWholeOverDramSplit ahead
         // of its loads' time at the DRAM's rate; not where the tiling has an even-split candidate (even_split_cycles'
-        // defaults). In 2 × 1 clusters with whole cluster rows that is where the pick is split evenly instead (below);
-        // elsewhere (1 × 2 clusters, a CTA row below M) no even split follows, and the split stays, its DRAM not
-        // weighed. So it was in the build that section 23 of docs/log/15_few_tiles.md checked; a guard only where the
-        // even split below is taken is section 42's call 5.
+        // defaults), whether or not the even split below is then taken (only in 2 × 1 clusters with whole cluster
+        // rows, and where it is ahead): elsewhere the split stays, its DRAM not weighed. So it was in the build that
+        // section 23 of docs/log/15_few_tiles.md checked; a guard only where the even split below is taken is section
+        // 42's call 5.
         const bool evenly_later =
             even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_m, plan.block_n, block_cycles) > 0;
         if (memory.dram_bytes_per_cycle > 0 && rows_on_sectors(k) && plan.schedule.splits() && !evenly_later) {
