@@ -759,27 +759,17 @@ CLI::App* add_layout_subcommand(CLI::App& app, LayoutCommand& command) {
   layout->add_option("parts", command.parts, "What of it to draw, e.g. A (each layout lists its parts)");
   layout->add_option("--svg", command.svg, "Also draw it as SVG into this file");
   layout->add_flag("--full", command.full, "Every column, not only the window that shows the pattern");
-  layout->add_option("--m", command.m, "tile-order: rows of C")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 24));
-  layout->add_option("--n", command.n, "tile-order: columns of C")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 24));
-  layout->add_option("--tile-m", command.tile_m, "tile-order: rows of a tile")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
-  layout->add_option("--tile-n", command.tile_n, "tile-order: columns of a tile")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
-  layout->add_option("--group", command.group, "tile-order grouped: tile rows per band")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 20));
-  layout->add_option("--sms", command.sms, "tile-order: CTAs per wave (one per SM)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 16));
-  layout->add_option("--base", command.base, "swizzle-128b tma: stage address modulo 1024, a multiple of 128")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 896));
+  // The tile orders' and the swizzle's integer options, each with its default shown and its range checked.
+  const auto bounded = [layout](const char* name, int& value, const char* what, int low, int high) {
+    layout->add_option(name, value, what)->capture_default_str()->check(CLI::Range(low, high));
+  };
+  bounded("--m", command.m, "tile-order: rows of C", 1, 1 << 24);
+  bounded("--n", command.n, "tile-order: columns of C", 1, 1 << 24);
+  bounded("--tile-m", command.tile_m, "tile-order: rows of a tile", 1, 4096);
+  bounded("--tile-n", command.tile_n, "tile-order: columns of a tile", 1, 4096);
+  bounded("--group", command.group, "tile-order grouped: tile rows per band", 1, 1 << 20);
+  bounded("--sms", command.sms, "tile-order: CTAs per wave (one per SM)", 1, 1 << 16);
+  bounded("--base", command.base, "swizzle-128b tma: stage address modulo 1024, a multiple of 128", 0, 896);
   return layout;
 }
 
