@@ -27,12 +27,11 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from gemm_command import InputError, run_gemm
+from gemm_command import run_gemm
+from script_errors import EXIT_DIFFERENT, InputError, report
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "$ gemm "
-EXIT_DIFFERENT = 1
-EXIT_BAD_INPUT = 2
 
 
 def run_explain(gemm: Path, args: Sequence[str], where: str) -> list[str]:
@@ -86,8 +85,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         stale = [problem for note in notes for problem in check_note(note, gemm, args.fix)]
     except InputError as error:
-        print(f"check_note_commands.py: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report(Path(__file__).name, error)
     for problem in stale:
         print(("fixed: " if args.fix else "") + problem)
     if stale and not args.fix:

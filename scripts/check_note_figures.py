@@ -50,6 +50,8 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from script_errors import EXIT_DIFFERENT, InputError, report
+
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = re.compile(r"^\|\s*shape\s*\|\s*(\d+) TFLOP/s\s*\|\s*cuBLAS\s*\|\s*ratio\s*\|(?:\s*vs (\d+)\s*\|)?\s*$")
 CSV_LINK = re.compile(r"\]\(([^)]*\.csv)\)")
@@ -57,10 +59,6 @@ COLUMN_KERNEL = re.compile(r"(\d+): \S")  # a side-by-side table's column head
 SPEED_AND_RATIO = re.compile(r"(\S+) \((\S+)\)")
 RATIO_COLUMN = re.compile(r"(\d+) ÷ (\d+), measured")  # a column of one kernel's speed over another's
 DIFF_SIZE = re.compile(r"`scripts/diff_chapters\.sh (\d+)`[^+\n]{0,30}?\+(\d+) −(\d+)")  # a note's size of its change
-
-
-class InputError(Exception):
-    pass
 
 
 def parse_shape(label: str) -> tuple[int, int, int]:
@@ -256,12 +254,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             checked += tables
             problems += found
     except (InputError, OSError, KeyError, ValueError) as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return 2
+        return report(program, error)
     for problem in problems:
         print(("fixed: " if args.fix else "") + problem)
     if problems and not args.fix:
-        return 1
+        return EXIT_DIFFERENT
     print(f"{checked} measurement tables in {len(notes)} notes match their CSV, and their change sizes the code")
     return 0
 

@@ -16,6 +16,8 @@ from typing import Optional
 
 import pandas as pd
 
+from script_errors import InputError
+
 # The header `gemm compare` writes (runner/report.cpp, csv_columns()); extra columns are tolerated.
 REQUIRED_COLUMNS = (
     "kernel", "name", "m", "n", "k", "ms_median", "ms_q1", "ms_q3", "tflops", "vs_cublas",
@@ -26,13 +28,6 @@ NUMERIC_COLUMNS = (
     "sm_clock_mhz", "power_w",
 )
 CUBLAS_ID = 0
-
-# Exit code for unusable input, matching the gemm command's usage errors.
-EXIT_BAD_INPUT = 2
-
-
-class InputError(Exception):
-    """Bad input the user can fix (missing file, wrong columns, unknown shape); printed as one line."""
 
 
 @dataclass(frozen=True, order=True)

@@ -7,9 +7,7 @@ import subprocess
 from pathlib import Path
 from typing import Sequence
 
-
-class InputError(Exception):
-    """A problem with the notes or the gemm command, reported as one line and exit 2."""
+from script_errors import InputError
 
 
 def run_gemm(gemm: Path, args: Sequence[str], where: str = "", output_args: Sequence[str] = ()) -> str:

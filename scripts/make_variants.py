@@ -28,14 +28,11 @@ import re
 import sys
 from pathlib import Path
 
+from script_errors import InputError, report
 from update_ladder_table import KERNEL_LINE  # how a GEMM_KERNEL line of kernels/registry.inc reads
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = re.compile(r"[a-z][a-z0-9_]*")
-
-
-class InputError(Exception):
-    pass
 
 
 def read_registry(root: Path) -> dict[int, dict[str, str]]:
@@ -180,8 +177,7 @@ def main(argv: list[str]) -> int:
             made.append(make_variant(variant, ladder, args.root))
         write_folder(args.out, made)
     except (InputError, OSError) as error:
-        print(f"make_variants: {error}", file=sys.stderr)
-        return 2
+        return report(Path(__file__).name, error)
     return 0
 
 

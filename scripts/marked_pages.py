@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
-from compare_csv import InputError, read_text
+from compare_csv import read_text
+from script_errors import InputError
 
 
 def replace_between_markers(text: str, block_lines: Sequence[str], source: Path,

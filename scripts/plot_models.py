@@ -26,7 +26,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
 import compare_csv
-from compare_csv import CUBLAS_ID, InputError
+from compare_csv import CUBLAS_ID
+from script_errors import InputError, report
 
 CUBLAS_COLOR = "#555555"
 LAYER_COLORS = ("#3A76AF", "#EF8636", "#519E3E", "#C53A32")  # one per layer role, the same in every preset
@@ -156,8 +157,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         check_inputs(frame, (args.kernel, args.baseline))
         out = compare_csv.output_dir(args.out, args.csv)
     except InputError as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return compare_csv.EXIT_BAD_INPUT
+        return report(program, error)
     gpu = compare_csv.gpu_name(compare_csv.load_compare_json(args.csv))
 
     path = out / "ratio_vs_tokens.png"

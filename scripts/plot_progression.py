@@ -25,7 +25,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
 import compare_csv
-from compare_csv import CUBLAS_ID, InputError, Shape
+from compare_csv import CUBLAS_ID, Shape
+from script_errors import InputError, report
 
 CUBLAS_COLOR = "#555555"
 KERNEL_COLOR = "#3A76AF"
@@ -150,8 +151,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         shape = choose_shape(frame, args.shape)
         out = compare_csv.output_dir(args.out, args.csv)
     except InputError as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return compare_csv.EXIT_BAD_INPUT
+        return report(program, error)
     gpu = compare_csv.gpu_name(compare_csv.load_compare_json(args.csv))
 
     progression_path = out / "progression.png"

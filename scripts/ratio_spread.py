@@ -50,7 +50,8 @@ from typing import Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import results_runs  # noqa: E402
-from compare_csv import InputError, Shape, git_commit  # noqa: E402
+from compare_csv import Shape, git_commit  # noqa: E402
+from script_errors import EXIT_DIFFERENT, InputError, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # A table's first marker: its kind, the chapter, the base (ratio tables only; 00 is cuBLAS) and the results folder.
@@ -251,12 +252,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                 if not args.check:
                     note.write_text(filled, encoding="utf-8")
     except (InputError, OSError) as error:
-        print(f"ratio_spread.py: {error}", file=sys.stderr)
-        return 2
+        return report(Path(__file__).name, error)
     for note in stale:
         print(f"{note}: {'differs from' if args.check else 'filled from'} the runs of record")
     if args.check and stale:
-        return 1
+        return EXIT_DIFFERENT
     if args.check:
         print(f"{tables} spread tables in {len(notes)} notes match the runs of record")
     return 0

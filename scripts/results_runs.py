@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
-from compare_csv import CUBLAS_ID, InputError, git_commit, load_compare_json
+from compare_csv import CUBLAS_ID, git_commit, load_compare_json
+from script_errors import InputError
 
 RUNS_FILE = Path("results") / "runs.json"
 ID_RANGES = re.compile(r"^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$")

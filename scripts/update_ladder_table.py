@@ -34,13 +34,13 @@ from typing import NamedTuple, Optional, Sequence
 
 import compare_csv
 import results_runs
-from compare_csv import CUBLAS_ID, EXIT_BAD_INPUT, InputError, Shape
+from compare_csv import CUBLAS_ID, Shape
 from marked_pages import replace_between_markers
+from script_errors import EXIT_DIFFERENT, InputError, report
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- ladder-table:begin -->"
 END_MARKER = "<!-- ladder-table:end -->"
-EXIT_DIFFERENT = 1
 MAX_WORDS = 10  # what a chapter adds, in the registry's last field
 DEFAULT_SHAPE = Shape(8192, 8192, 8192)
 MISSING = "—"
@@ -227,8 +227,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         new = replace_between_markers(old, [""] + build_block(args.root, readme, args.at) + [""], readme,
                                      (BEGIN_MARKER, END_MARKER))
     except InputError as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report(program, error)
     if new == old:
         print(f"{readme}: chapter table up to date")
         return 0

@@ -41,8 +41,9 @@ from typing import Optional, Sequence
 
 import compare_csv
 import results_runs
-from compare_csv import CUBLAS_ID, EXIT_BAD_INPUT, InputError, Shape, ratio_to_cublas
+from compare_csv import CUBLAS_ID, Shape, ratio_to_cublas
 from marked_pages import update_marked_pages
+from script_errors import InputError, report
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- layers-table:begin -->"
@@ -166,8 +167,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                    lambda page: build_block(gpu, kernel_id, groups, found, declaration, page),
                                    (BEGIN_MARKER, END_MARKER), "layers table", "the runs", program, args.check)
     except InputError as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report(program, error)
 
 
 if __name__ == "__main__":

@@ -34,13 +34,12 @@ import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
 
-from gemm_command import InputError, run_gemm
+from gemm_command import run_gemm
+from script_errors import EXIT_BAD_INPUT, EXIT_DIFFERENT, InputError, report
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = re.compile(r"^<!-- layout: (?P<args>[^>]*?) -->$")
 END = "<!-- /layout -->"
-EXIT_DIFFERENT = 1
-EXIT_BAD_INPUT = 2
 
 
 def slug(args: Sequence[str]) -> str:
@@ -116,8 +115,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     old = file.read()
                 updates[note] = (old, regenerate(note, old, gemm, figures, svgs, Path(scratch)))
     except InputError as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report(program, error)
     except OSError as error:
         print(f"{program}: error: {error.filename}: {error.strerror}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from compare_csv import CUBLAS_ID, EXIT_BAD_INPUT, InputError, Shape
+from compare_csv import CUBLAS_ID, Shape
 from marked_pages import update_marked_pages
+from script_errors import InputError, report
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- profile-table:begin -->"
@@ -175,8 +176,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return update_marked_pages([page], lambda _: block, (BEGIN_MARKER, END_MARKER), "profile table",
                                    "the profiles", program, args.check)
     except InputError as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report(program, error)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -37,8 +37,9 @@ import pandas as pd
 
 import compare_csv
 import results_runs
-from compare_csv import CUBLAS_ID, InputError, Shape
+from compare_csv import CUBLAS_ID, Shape
 from marked_pages import replace_between_markers
+from script_errors import EXIT_DIFFERENT, InputError, report
 
 MISSING = "—"
 DEFAULT_PAGE = Path(__file__).resolve().parent.parent / "docs" / "results.md"
@@ -177,14 +178,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         block = render_block(frame, args.csv, args.page, document, args.ratio_at, run)
         new = replace_between_markers(old, block, args.page, markers(args.marker))
     except InputError as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return compare_csv.EXIT_BAD_INPUT
+        return report(program, error)
 
     table_rows = len(compare_csv.kernels(frame))
     if args.check:
         if new != old:
             print(f"{args.page}: the {args.marker} table differs from {args.csv}; run {program} to regenerate it")
-            return 1
+            return EXIT_DIFFERENT
         print(f"{args.page}: the {args.marker} table matches {args.csv}")
         return 0
     if new == old:

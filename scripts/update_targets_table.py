@@ -38,9 +38,10 @@ from typing import Optional, Sequence
 
 import compare_csv
 import results_runs
-from compare_csv import EXIT_BAD_INPUT, InputError, Shape, ratio_to_cublas
+from compare_csv import Shape, ratio_to_cublas
 from plot_models import MODEL_PRESETS
 from marked_pages import update_marked_pages
+from script_errors import InputError, report
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- targets-table:begin -->"
@@ -150,8 +151,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return update_marked_pages(pages, lambda page: build_block(runs, page), (BEGIN_MARKER, END_MARKER),
                                    "targets table", "the models runs", program, args.check)
     except InputError as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report(program, error)
 
 
 if __name__ == "__main__":

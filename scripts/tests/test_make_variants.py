@@ -112,6 +112,7 @@ class MakeVariantsTest(unittest.TestCase):
                 self.assertEqual(result.returncode, 2, result.stdout)
                 self.assertIn(message, result.stderr)
                 self.assertEqual(len(result.stderr.strip().splitlines()), 1)
+                self.assertTrue(result.stderr.startswith("make_variants.py: error: "), result.stderr)
                 self.assertFalse(self.out.exists())
         result = self.run_script([self.variant(), self.variant(name="other")])
         self.assertEqual(result.returncode, 2)
