@@ -134,6 +134,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tile_step = static_cast<int>(cluster_count());
   const int k_blocks = ceil_div(problem.k, kBlockK);
 
+  // The pair's alloc (below) is a handshake through both CTAs' shared memory (its SASS arrives and stores remotely),
+  // and a CTA's shared memory may be reached only once that CTA runs: this barrier is passed when all have started.
+  cluster_sync();
   if (threadIdx.x == 0) {
     for (int stage = 0; stage < kStages; ++stage) {
       mbarrier_init(&smem.full[stage], 1);
@@ -267,5 +270,5 @@ GemmLaunch prepare_tcgen05_2cta(const GemmProblem& problem) {
 }  // namespace gemm
 
 // ---- what the SASS must show (tests/sass; each regex must match, and no local memory may be used) ----
-// (.2CTA: the cta_group::2 forms; UCGABAR_*: barrier.cluster.)
-// sass: sm_100a tcgen05_2cta_kernel UTCATOMSWS\.2CTA\.FIND_AND_SET UTCHMMA\.2CTA UTCBAR\.2CTA\.MULTICAST UTMALDG\.2D\.MULTICAST\.2CTA UTMALDG\.2D\.2CTA LDTM\.x32 UTMASTG\.2D UCGABAR_WAIT
+// (.2CTA: the cta_group::2 forms; UCGABAR_*: barrier.cluster, whose wait must come before the first alloc.)
+// sass: sm_100a tcgen05_2cta_kernel UTCATOMSWS\.2CTA\.FIND_AND_SET UTCHMMA\.2CTA UTCBAR\.2CTA\.MULTICAST UTMALDG\.2D\.MULTICAST\.2CTA UTMALDG\.2D\.2CTA LDTM\.x32 UTMASTG\.2D \A((?!UTCATOMSWS)[\s\S])*?UCGABAR_WAIT
