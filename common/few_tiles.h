@@ -73,7 +73,8 @@ constexpr double kEvenSplitCycles = 4800;
 // tiling is also costed in 2 × 2 clusters, over the GPU's resident clusters of four (fewer SMs than in pairs: 120 of
 // 132 on that H100), and each k block is charged kOffLinePairSlowdown in clusters of two and kOffLineQuadSlowdown in
 // 2 × 2.
-// Only where the tiles are few: with two rounds of 128 × 256 tiles or more, 2 × 2 clusters were not measured.
+// Only where the tiles are few: with two rounds of 128 × 256 tiles or more, 2 × 2 clusters in place of pairs measured
+// 0.97 of the time in the geometric mean but four of 18 shapes 3-11 % slower (docs/log/15_few_tiles.md, section 25).
 constexpr int kLineAlignedK = 64;
 constexpr double kOffLinePairSlowdown = 1.25;
 constexpr double kOffLineQuadSlowdown = 1.06;
@@ -150,7 +151,7 @@ __host__ __device__ inline double round_schedule_blocks(const StreamKSchedule& s
 
 struct FewTilesPlan {
   int block_m = 128;              // tile rows: 128 (two consumer warpgroups) or 64 (one)
-  int block_n = 256;              // tile width: 256 (kernel 13's), 192 or 128
+  int block_n = 256;              // tile width: 256 (kernel 13's), 192 or 128, or a fitted 176, 160 or 144
   int cluster_m = 2;              // the cluster's CTAs along M (sharing B) ...
   int cluster_n = 1;              // ... and along N (sharing A): 2 × 1, 1 × 2 or 2 × 2
   int resident_clusters = 0;      // the GPU's resident clusters of that shape

@@ -1,4 +1,4 @@
-// Kernel 15 — few tiles: narrower tiles, or the whole problem split along K, where the tiles are fewer than the SMs.
+// Kernel 15 — few tiles: narrower tiles, or splits along K, where kernel 13's tiles make fewer than two rounds.
 //
 // Kernel 13 launches one cluster per tile at most: when a shape has fewer cluster tiles than the GPU has clusters
 // (a few hundred tokens through a model's layer: 512 × 4096 × 14336 is 64 tiles of 128 × 256, 32 cluster tiles, on 66
