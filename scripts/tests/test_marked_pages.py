@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from compare_csv import InputError  # noqa: E402
+from script_errors import InputError  # noqa: E402
 from marked_pages import update_marked_pages  # noqa: E402
 
 MARKERS = ("<!-- t:begin -->", "<!-- t:end -->")

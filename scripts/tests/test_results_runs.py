@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import results_runs  # noqa: E402
-from compare_csv import InputError  # noqa: E402
+from script_errors import InputError  # noqa: E402
 
 
 class ResultsRunsTest(unittest.TestCase):

@@ -11,6 +11,10 @@ namespace {
 
 constexpr int kClusters = 66;
 
+// What the plan weighs a split over every cluster by on an H200: its DRAM at 2310 bytes an SM cycle (0.95 of
+// 4.82 TB/s at 1980 MHz), and 60 MiB of L2.
+constexpr FewTilesMemory kH200Memory{2310, 60.0 * 1024 * 1024};
+
 TEST(PingPongChoice, TheLlmShapeAloneOfTheBenchmarkShapes) {
   EXPECT_TRUE(estimate_pingpong(4096, 14336, 4096, kClusters).pingpong);
   for (const auto& [m, n, k] : {std::array<int, 3>{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
@@ -406,16 +410,15 @@ TEST(PingPongChoice, OffTheLinesThePingPongPaysAsPairsDo) {
 // against kernel 14's 253 k at the rule's width with the few-tile allowance, 2 % ahead: kernel 14, where by compute
 // alone kernel 15's split (230 k) kept it. At 208 × 8608 × 12160 the split stays and so do the figures.
 TEST(PingPongChoice, WholeTilesOverTheDramWeighedAsWholeTiles) {
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   const PingPongEstimate compute_only = estimate_pingpong(1032, 1872, 20928, 66);
-  const PingPongEstimate dram = estimate_pingpong(1032, 1872, 20928, 66, 0, h200);
+  const PingPongEstimate dram = estimate_pingpong(1032, 1872, 20928, 66, 0, kH200Memory);
   EXPECT_FALSE(compute_only.pingpong);
   EXPECT_TRUE(dram.few_tiles_plan.whole_over_dram);
   EXPECT_NEAR(dram.cooperative_cycles, 327 * 768 * 1.04 + 3300 + 14 * 1024, 1e-6);
   EXPECT_DOUBLE_EQ(dram.rule_cycles, compute_only.rule_cycles);
   EXPECT_GE(dram.cooperative_cycles, kPingPongMargin * dram.rule_cycles);
   EXPECT_TRUE(dram.pingpong);
-  const PingPongEstimate kept = estimate_pingpong(208, 8608, 12160, 66, 0, h200);
+  const PingPongEstimate kept = estimate_pingpong(208, 8608, 12160, 66, 0, kH200Memory);
   EXPECT_FALSE(kept.few_tiles_plan.whole_over_dram);
   EXPECT_DOUBLE_EQ(kept.cooperative_cycles, estimate_pingpong(208, 8608, 12160, 66).cooperative_cycles);
   EXPECT_EQ(kept.pingpong, estimate_pingpong(208, 8608, 12160, 66).pingpong);
@@ -456,9 +459,8 @@ TEST(PingPongChoice, KernelFourteenKeepsCOutsideRaggedTokenCounts) {
     EXPECT_EQ(plan.widths.width, pingpong_widths(m, n, k, kClusters).width) << m << "x" << n << "x" << k;
   }
   // The plan is the kernel's own: whatever kernel 15's plan and the GPU's memory, the same.
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   const PingPongEstimate alone = estimate_pingpong(704, 4096, 11008, kClusters);
-  const PingPongEstimate with_memory = estimate_pingpong(704, 4096, 11008, kClusters, 30, h200);
+  const PingPongEstimate with_memory = estimate_pingpong(704, 4096, 11008, kClusters, 30, kH200Memory);
   EXPECT_TRUE(alone.pingpong_transposed);
   EXPECT_TRUE(with_memory.pingpong_transposed);
   EXPECT_EQ(with_memory.pingpong_width, alone.pingpong_width);
@@ -505,7 +507,7 @@ TEST(PingPongChoice, TheTransposedShapesThatTestTheKernel) {
     EXPECT_EQ(plan.widths.rounds, 3) << m << "x" << n << "x" << k;
     EXPECT_NE(m % width, 0) << m << "x" << n << "x" << k;  // C's last rows in a part-empty tile
   }
-  const PingPongEstimate launched = estimate_pingpong(257, 11272, 1040, kClusters, 30, {2310, 60.0 * 1024 * 1024});
+  const PingPongEstimate launched = estimate_pingpong(257, 11272, 1040, kClusters, 30, kH200Memory);
   EXPECT_TRUE(launched.pingpong);
   EXPECT_TRUE(launched.pingpong_transposed);
   EXPECT_EQ(launched.pingpong_width, 144);

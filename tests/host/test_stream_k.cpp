@@ -19,6 +19,10 @@
 namespace gemm {
 namespace {
 
+// What the plan weighs a split over every cluster by on an H200: its DRAM at 2310 bytes an SM cycle (0.95 of
+// 4.82 TB/s at 1980 MHz), and 60 MiB of L2.
+constexpr FewTilesMemory kH200Memory{2310, 60.0 * 1024 * 1024};
+
 std::vector<WorkUnit> units_of(const StreamKSchedule& schedule, int worker) {
   std::vector<WorkUnit> units;
   for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
@@ -764,7 +768,6 @@ TEST(FewTiles, SplitDramBytesByWhatItReadsAgain) {
 // clusters, 45 cluster tiles, split over all 66 clusters by compute; its DRAM bytes (above) take 921166848 / 2310 =
 // 398773 cycles, whole tiles 327 · 768 · 1.04 + 3300 = 264481 ≤ 0.88 · 398773: whole, 45 clusters, those cycles.
 TEST(FewTiles, WholeTilesWhereASplitWaitsOnTheDram) {
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   const FewTilesPlan compute_only = plan_few_tiles(1032, 1872, 20928, 66);
   EXPECT_EQ(compute_only.block_n, 192);
   EXPECT_TRUE(compute_only.cluster_along_n());
@@ -772,7 +775,7 @@ TEST(FewTiles, WholeTilesWhereASplitWaitsOnTheDram) {
   EXPECT_TRUE(compute_only.schedule.splits());
   EXPECT_EQ(compute_only.schedule.workers, 66);
   EXPECT_FALSE(compute_only.whole_over_dram);
-  const FewTilesPlan plan = plan_few_tiles(1032, 1872, 20928, 66, -1, 0, h200);
+  const FewTilesPlan plan = plan_few_tiles(1032, 1872, 20928, 66, -1, 0, kH200Memory);
   EXPECT_EQ(plan.block_n, 192);
   EXPECT_TRUE(plan.cluster_along_n());
   EXPECT_FALSE(plan.schedule.splits());
@@ -791,14 +794,13 @@ TEST(FewTiles, WholeTilesWhereASplitWaitsOnTheDram) {
 // 20936: rows off the 32-byte sectors, where whole tiles measured as DRAM-bound as the split) no whole tiles replace
 // it, whatever its DRAM time. And without the DRAM's rate nothing is weighed.
 TEST(FewTiles, SplitKeptWhereTheDramDoesNotDecide) {
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
-  const FewTilesPlan one_row = plan_few_tiles(192, 8608, 12160, 66, -1, 0, h200);
+  const FewTilesPlan one_row = plan_few_tiles(192, 8608, 12160, 66, -1, 0, kH200Memory);
   EXPECT_EQ(one_row.block_n, 192);
   EXPECT_EQ(one_row.cluster_tiles, 45);
   EXPECT_TRUE(one_row.schedule.splits());
   EXPECT_FALSE(one_row.whole_over_dram);
   EXPECT_DOUBLE_EQ(one_row.cycles, plan_few_tiles(192, 8608, 12160, 66).cycles);
-  const FewTilesPlan off_sectors = plan_few_tiles(1032, 1872, 20936, 66, -1, 0, h200);
+  const FewTilesPlan off_sectors = plan_few_tiles(1032, 1872, 20936, 66, -1, 0, kH200Memory);
   EXPECT_FALSE(rows_on_sectors(20936));
   EXPECT_TRUE(off_sectors.schedule.splits());
   EXPECT_FALSE(off_sectors.whole_over_dram);
@@ -812,10 +814,9 @@ TEST(FewTiles, SplitKeptWhereTheDramDoesNotDecide) {
 // Figures by hand from the constants (k blocks of 576 · 1.20 = 691.2 cycles for 144, 640 · 1.155 = 739.2 for 160,
 // 704 · 1.125 = 792 for 176; 768 · 1.04 = 798.72 for 128 × 192; 3300 a tile boundary).
 TEST(FewTiles, FittedWidthsMakeOneRound) {
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   // 1024 × 2304 × 2048, 32 k blocks: 128 × 192 makes 4 · 12 = 48 cluster tiles in 2 × 1 clusters, 32 · 798.72 + 3300 =
   // 28859.04; 128 × 144 makes 4 · 16 = 64, 32 · 691.2 + 3300 = 25418.4, times 1.05 = 26689.32: ahead.
-  const FewTilesPlan fills = plan_few_tiles(1024, 2304, 2048, 66, -1, 0, h200);
+  const FewTilesPlan fills = plan_few_tiles(1024, 2304, 2048, 66, -1, 0, kH200Memory);
   EXPECT_EQ(fills.block_m, 128);
   EXPECT_EQ(fills.block_n, 144);
   EXPECT_EQ(fills.cluster_m, 2);
@@ -829,7 +830,7 @@ TEST(FewTiles, FittedWidthsMakeOneRound) {
   // (135790592) by each of 5 cluster rows, take 703201280 / 2310 = 304416 cycles. 128 × 144 in 1 × 2 clusters: 5 rows ×
   // 13 cluster columns (25 tiles across) = 65, 296 · 691.2 · 1.10 + 3300 = 228354.72, times 1.05 = 239772.5: ahead of
   // the DRAM time, not of the compute.
-  const FewTilesPlan long_k = plan_few_tiles(640, 3584, 18944, 66, -1, 0, h200);
+  const FewTilesPlan long_k = plan_few_tiles(640, 3584, 18944, 66, -1, 0, kH200Memory);
   EXPECT_EQ(long_k.block_n, 144);
   EXPECT_TRUE(long_k.cluster_along_n());
   EXPECT_EQ(long_k.cluster_tiles, 65);
@@ -839,7 +840,7 @@ TEST(FewTiles, FittedWidthsMakeOneRound) {
   EXPECT_EQ(compute_only.block_n, 256);
   EXPECT_TRUE(compute_only.schedule.splits());
   // 181 × 9496 × 15808: the last 128-row tile holds 53 rows, so no fitted width.
-  const FewTilesPlan ragged = plan_few_tiles(181, 9496, 15808, 66, -1, 0, h200);
+  const FewTilesPlan ragged = plan_few_tiles(181, 9496, 15808, 66, -1, 0, kH200Memory);
   EXPECT_FALSE(fitted_width(ragged.block_m, ragged.block_n));
   EXPECT_TRUE(fitted_rows_fill(1024));
   EXPECT_TRUE(fitted_rows_fill(193));
@@ -847,7 +848,7 @@ TEST(FewTiles, FittedWidthsMakeOneRound) {
   EXPECT_FALSE(fitted_rows_fill(129));
   // Never in rounds: 2048 × 2304 × 2048 has 8 · 16 = 128 cluster tiles of 144, two rounds; the plan keeps kernel 13's
   // tiles there.
-  const FewTilesPlan rounds = plan_few_tiles(2048, 2304, 2048, 66, -1, 0, h200);
+  const FewTilesPlan rounds = plan_few_tiles(2048, 2304, 2048, 66, -1, 0, kH200Memory);
   EXPECT_FALSE(fitted_width(rounds.block_m, rounds.block_n));
   // The tilings' table: the three fitted widths after the five others.
   EXPECT_EQ(kFewTilesTilings, 8);
@@ -872,10 +873,9 @@ TEST(FewTiles, FittedWidthTestShapesTakeThem) {
                         {630, 3864, 15760, 176, false, false}, {792, 2776, 488, 144, false, true},
                         {637, 3576, 14208, 144, true, false},  {634, 4000, 20736, 160, true, false},
                         {863, 3032, 24048, 176, true, false}};
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
-    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, h200);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, kH200Memory);
     EXPECT_EQ(plan.block_m, 128);
     EXPECT_EQ(plan.block_n, c.block_n);
     EXPECT_EQ(plan.cluster_along_n(), c.along_n);
@@ -918,10 +918,9 @@ TEST(FewTiles, GpuTestShapesTakeTheSplitsTheyAreThereFor) {
       {264, 2032, 8576, 128, 192, 2, 1, 16, 64, 0, 4, true},
       {776, 4632, 3584, 128, 256, 1, 2, 74, 66, 66, 0, true},
   };
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
-    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, h200);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, kH200Memory);
     EXPECT_EQ(plan.transposed, c.transposed);
     EXPECT_EQ(plan.block_m, c.block_m);
     EXPECT_EQ(plan.block_n, c.block_n);
@@ -939,7 +938,6 @@ TEST(FewTiles, GpuTestShapesTakeTheSplitsTheyAreThereFor) {
 // The model presets (llama3-8b and -70b at 128-8192 tokens), 1024³ and 2048³ keep their plans: none is split over every
 // cluster where the DRAM decides.
 TEST(FewTiles, ThePresetsKeepTheirPlans) {
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   const int layers[][2] = {{6144, 4096}, {4096, 4096}, {28672, 4096}, {4096, 14336},
                            {10240, 8192}, {8192, 8192}, {57344, 8192}, {8192, 28672}};
   std::vector<std::array<int, 3>> shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}};
@@ -947,7 +945,8 @@ TEST(FewTiles, ThePresetsKeepTheirPlans) {
     for (int tokens = 128; tokens <= 8192; tokens *= 2) shapes.push_back({tokens, layer[0], layer[1]});
   for (const auto& [m, n, k] : shapes) {
     SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
-    const FewTilesPlan before = plan_few_tiles(m, n, k, 66, -1, 30), after = plan_few_tiles(m, n, k, 66, -1, 30, h200);
+    const FewTilesPlan before = plan_few_tiles(m, n, k, 66, -1, 30);
+    const FewTilesPlan after = plan_few_tiles(m, n, k, 66, -1, 30, kH200Memory);
     EXPECT_EQ(after.block_m, before.block_m);
     EXPECT_EQ(after.block_n, before.block_n);
     EXPECT_EQ(after.cluster_m, before.cluster_m);
@@ -965,13 +964,12 @@ TEST(FewTiles, ThePresetsKeepTheirPlans) {
 // 14128 is the one where the swap moves the ragged side across the tiles' width: 5 tile rows of 128 (640 rows for
 // 568) become 3 columns of 192 (576).
 TEST(FewTiles, TransposedWhereTheModelPutsItTenPerCentAhead) {
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   const int measured[][3] = {{176, 3120, 23144}, {568, 5384, 14128}, {184, 20368, 18280}, {536, 1160, 13016}};
   for (const auto& [m, n, k] : measured) {
     SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
-    const FewTilesPlan plan = plan_few_tiles_or_transposed(m, n, k, 66, 30, h200);
-    const FewTilesPlan swapped = plan_few_tiles(n, m, k, 66, -1, 30, h200);
-    const FewTilesPlan as_given = plan_few_tiles(m, n, k, 66, -1, 30, h200);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(m, n, k, 66, 30, kH200Memory);
+    const FewTilesPlan swapped = plan_few_tiles(n, m, k, 66, -1, 30, kH200Memory);
+    const FewTilesPlan as_given = plan_few_tiles(m, n, k, 66, -1, 30, kH200Memory);
     EXPECT_TRUE(plan.transposed);
     EXPECT_FALSE(swapped.transposed);
     EXPECT_EQ(plan.block_m, swapped.block_m);
@@ -980,7 +978,7 @@ TEST(FewTiles, TransposedWhereTheModelPutsItTenPerCentAhead) {
     EXPECT_DOUBLE_EQ(plan.cycles, swapped.cycles);
     EXPECT_LE(kTransposedMargin * plan.cycles, as_given.cycles);
   }
-  const FewTilesPlan ragged = plan_few_tiles_or_transposed(568, 5384, 14128, 66, 30, h200);
+  const FewTilesPlan ragged = plan_few_tiles_or_transposed(568, 5384, 14128, 66, 30, kH200Memory);
   EXPECT_EQ(ragged.block_n, 192);
   EXPECT_EQ((568 + ragged.block_n - 1) / ragged.block_n, 3);
   EXPECT_EQ(ragged.cluster_tiles, 66);  // 5384 rows of Cᵀ in 43 tiles of 128, 22 cluster rows, times 3 columns
@@ -991,13 +989,12 @@ TEST(FewTiles, TransposedWhereTheModelPutsItTenPerCentAhead) {
 // ragged one the model puts level (520 × 3720 × 9360), and one whose Cᵀ plan splits its 36 tiles of 128 × 192 over
 // all 66 clusters (544 × 3016 × 27448: 17 % ahead by the model, 1.09-1.10 of the time measured).
 TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   const int shapes[][3] = {
       {128, 4096, 14336}, {128, 8192, 8192}, {4384, 1232, 1256}, {520, 3720, 9360}, {544, 3016, 27448}};
   for (const auto& [m, n, k] : shapes) {
     SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
-    const FewTilesPlan plan = plan_few_tiles_or_transposed(m, n, k, 66, 30, h200);
-    const FewTilesPlan as_given = plan_few_tiles(m, n, k, 66, -1, 30, h200);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(m, n, k, 66, 30, kH200Memory);
+    const FewTilesPlan as_given = plan_few_tiles(m, n, k, 66, -1, 30, kH200Memory);
     EXPECT_FALSE(plan.transposed);
     EXPECT_EQ(plan.block_m, as_given.block_m);
     EXPECT_EQ(plan.block_n, as_given.block_n);
@@ -1008,17 +1005,17 @@ TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
     const auto& [m, n, k] = shapes[index];
     SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
     EXPECT_FALSE(transposed_candidate(m));
-    EXPECT_LE(kTransposedMargin * plan_few_tiles(n, m, k, 66, -1, 30, h200).cycles,
-              plan_few_tiles(m, n, k, 66, -1, 30, h200).cycles);
+    EXPECT_LE(kTransposedMargin * plan_few_tiles(n, m, k, 66, -1, 30, kH200Memory).cycles,
+              plan_few_tiles(m, n, k, 66, -1, 30, kH200Memory).cycles);
   }
-  const FewTilesPlan split = plan_few_tiles(3016, 544, 27448, 66, -1, 30, h200);
+  const FewTilesPlan split = plan_few_tiles(3016, 544, 27448, 66, -1, 30, kH200Memory);
   EXPECT_TRUE(transposed_candidate(544));
   EXPECT_EQ(split.cluster_tiles, 36);
   EXPECT_EQ(split.schedule.workers, 66);
   EXPECT_TRUE(split.schedule.splits());
   EXPECT_EQ(split.schedule.even_shares(), 0);
   EXPECT_TRUE(split.splits_over_every_cluster());
-  EXPECT_LE(kTransposedMargin * split.cycles, plan_few_tiles(544, 3016, 27448, 66, -1, 30, h200).cycles);
+  EXPECT_LE(kTransposedMargin * split.cycles, plan_few_tiles(544, 3016, 27448, 66, -1, 30, kH200Memory).cycles);
   // Nor is any other plan such a split: an even split (128 × 4096 × 14336, 3 shares), whole few tiles (1024³), rounds
   // with a split last round (1024 × 4608 × 3584).
   EXPECT_GT(plan_few_tiles(128, 4096, 14336, 66).schedule.even_shares(), 0);
@@ -1045,13 +1042,12 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
                                                  {128, 144}, {128, 128}, {64, 192},  {64, 128}};
   std::mt19937 draw(20261205);
   std::uniform_int_distribution<int> tokens(1, 2300), eighths(1, 30000 / 8);
-  const FewTilesMemory h200{2310, 60.0 * 1024 * 1024};
   int transposed = 0, quads = 0, splits = 0, fitted = 0;
   for (int shape = 0; shape < 600; ++shape) {
     const int m = tokens(draw), n = 8 * eighths(draw), k = 8 * eighths(draw);
     for (const bool with_memory : {true, false}) {
       SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << (with_memory ? ", H200" : ", clusters alone"));
-      const FewTilesPlan plan = with_memory ? plan_few_tiles_or_transposed(m, n, k, 66, 30, h200)
+      const FewTilesPlan plan = with_memory ? plan_few_tiles_or_transposed(m, n, k, 66, 30, kH200Memory)
                                             : plan_few_tiles_or_transposed(m, n, k, 66);
       EXPECT_TRUE(tilings.count({plan.block_m, plan.block_n})) << plan.block_m << "x" << plan.block_n;
       EXPECT_TRUE((plan.cluster_m == 2 && plan.cluster_n == 1) || plan.cluster_along_n() || plan.quad_clusters());
