@@ -5,15 +5,12 @@
 #include <array>
 
 #include "common/pingpong_choice.h"
+#include "tests/host/h200_memory.h"
 
 namespace gemm {
 namespace {
 
 constexpr int kClusters = 66;
-
-// What the plan weighs a split over every cluster by on an H200: its DRAM at 2310 bytes an SM cycle (0.95 of
-// 4.82 TB/s at 1980 MHz), and 60 MiB of L2.
-constexpr FewTilesMemory kH200Memory{2310, 60.0 * 1024 * 1024};
 
 TEST(PingPongChoice, TheLlmShapeAloneOfTheBenchmarkShapes) {
   EXPECT_TRUE(estimate_pingpong(4096, 14336, 4096, kClusters).pingpong);

@@ -15,13 +15,10 @@
 #include "common/few_tiles.h"
 #include "common/gemm_problem.h"  // ceil_div
 #include "common/stream_k.h"
+#include "tests/host/h200_memory.h"
 
 namespace gemm {
 namespace {
-
-// What the plan weighs a split over every cluster by on an H200: its DRAM at 2310 bytes an SM cycle (0.95 of
-// 4.82 TB/s at 1980 MHz), and 60 MiB of L2.
-constexpr FewTilesMemory kH200Memory{2310, 60.0 * 1024 * 1024};
 
 std::vector<WorkUnit> units_of(const StreamKSchedule& schedule, int worker) {
   std::vector<WorkUnit> units;
