@@ -365,7 +365,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
         // defaults), whether or not the even split below is then taken (only in 2 × 1 clusters with whole cluster
         // rows, and where it is ahead): elsewhere the split stays, its DRAM not weighed. So it was in the build that
         // section 23 of docs/log/15_few_tiles.md checked; a guard only where the even split below is taken took 1.16
-        // of the time on 24 shapes where it changes the plan (whole tiles for two shares in 1 × 2; section 45).
+        // of the time on 24 shapes where it changes the plan (whole tiles for splits in 1 × 2; section 45).
         const bool evenly_later =
             even_split_cycles(plan.cluster_tiles, k_blocks, workers, plan.block_m, plan.block_n, block_cycles) > 0;
         if (memory.dram_bytes_per_cycle > 0 && rows_on_sectors(k) && plan.schedule.splits() && !evenly_later) {
