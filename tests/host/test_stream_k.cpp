@@ -872,7 +872,8 @@ TEST(FewTiles, FittedWidthTestShapesTakeThem) {
                         {863, 3032, 24048, 176, true, false}};
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
-    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, kH200Memory);
+    const FewTilesPlan plan =
+        plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, kH200Memory);
     EXPECT_EQ(plan.block_m, 128);
     EXPECT_EQ(plan.block_n, c.block_n);
     EXPECT_EQ(plan.cluster_along_n(), c.along_n);
@@ -917,7 +918,8 @@ TEST(FewTiles, GpuTestShapesTakeTheSplitsTheyAreThereFor) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
-    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, kH200Memory);
+    const FewTilesPlan plan =
+        plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, kH200Memory);
     EXPECT_EQ(plan.transposed, c.transposed);
     EXPECT_EQ(plan.block_m, c.block_m);
     EXPECT_EQ(plan.block_n, c.block_n);
