@@ -6,8 +6,8 @@
 // - Tiling. Kernel 13's 128 × 256 tiles, or 128 × 192, 128 × 128, 64 × 192, 64 × 128 ones (few_tiles_tiling): more
 //   tiles, each shorter. Each tiling's k block costs its multiply-adds at the tensor rate times a factor measured on an
 //   H200, more for narrow tiles and most for 64-row ones (one consumer warpgroup). And, as one round of whole tiles
-//   only, the fitted widths 128 × 176, 160 and 144, which make about as many tiles as clusters where the others leave
-//   many idle.
+//   only, the fitted widths 128 × 176, 160, 144 and 96, which make about as many tiles as clusters where the others
+//   leave many idle.
 // - Cluster orientation. A 2 × 1 cluster (two CTAs along M, sharing B) covers two tile heights of C, a 1 × 2 cluster
 //   (along N, sharing A) two tile widths; where M or N is not a multiple of that, the last cluster row or column has a
 //   CTA tile wholly outside C, which multiplies the zeros TMA fills in and stores nothing. With 128 tokens (M = 128)
@@ -50,6 +50,11 @@ constexpr double kOneConsumer128Cycles = 256 * 1.87;
 constexpr double kFitted176Factor = 1.125;
 constexpr double kFitted160Factor = 1.155;
 constexpr double kFitted144Factor = 1.20;
+// 128 × 96 (cuBLAS's tile at 256 × 6144 × 4096), by the same line at (128 + 96) / 96 = 2.33: 1.34, raised 5 %; not
+// fitted. It makes as many tiles as 64 × 192 with two consumer warpgroups of 64 × 96 instead of one of 64 × 192, and
+// its k block measured faster: 0.87-0.96 of 64 × 192's time at 256 × 6144 × K, K = 2048-16384 (an H100, tilings
+// forced; docs/log/15_few_tiles.md, section 47).
+constexpr double kFitted96Factor = 1.41;
 // In 1 × 2 clusters (each CTA loading its whole B) they measured 1.09-1.33 times the model's cycles against 1.00-1.17
 // in 2 × 1 (section 35), so a fitted width's k block there is charged this much more.
 constexpr double kFittedAlongNSlowdown = 1.10;
@@ -100,7 +105,7 @@ struct FewTilesTiling {
   int block_n = 256;
   double block_cycles = 1024;
 };
-constexpr int kFewTilesTilings = 8;
+constexpr int kFewTilesTilings = 9;
 __host__ __device__ constexpr FewTilesTiling few_tiles_tiling(int index) {
   switch (index) {
     case 0: return {128, 256, 1024};
@@ -110,7 +115,8 @@ __host__ __device__ constexpr FewTilesTiling few_tiles_tiling(int index) {
     case 4: return {64, 128, kOneConsumer128Cycles};
     case 5: return {128, 176, 704 * kFitted176Factor};
     case 6: return {128, 160, 640 * kFitted160Factor};
-    default: return {128, 144, 576 * kFitted144Factor};
+    case 7: return {128, 144, 576 * kFitted144Factor};
+    default: return {128, 96, 384 * kFitted96Factor};
   }
 }
 // Whether a tiling is a fitted width: 128 rows, a width that is no multiple of the 64-column store box.
@@ -151,7 +157,7 @@ __host__ __device__ inline double round_schedule_blocks(const StreamKSchedule& s
 
 struct FewTilesPlan {
   int block_m = 128;              // tile rows: 128 (two consumer warpgroups) or 64 (one)
-  int block_n = 256;              // tile width: 256 (kernel 13's), 192 or 128, or a fitted 176, 160 or 144
+  int block_n = 256;              // tile width: 256 (kernel 13's), 192 or 128, or a fitted 176, 160, 144 or 96
   int cluster_m = 2;              // the cluster's CTAs along M (sharing B) ...
   int cluster_n = 1;              // ... and along N (sharing A): 2 × 1, 1 × 2 or 2 × 2
   int resident_clusters = 0;      // the GPU's resident clusters of that shape
@@ -263,15 +269,23 @@ __host__ __device__ constexpr double split_dram_bytes(const FewTilesPlan& plan, 
 // not tell apart from those 10-18 % faster (docs/log/15_few_tiles.md, section 13).
 constexpr int kNarrowMaxWideRounds = 4;
 // A fitted width (few_tiles_tiling) is a candidate only as one round of whole tiles on more than half the clusters, in
-// 2 × 1 or 1 × 2 clusters; only where M's last 128-row tile is more than half full (fitted_rows_fill: 181 × 9496 ×
-// 15808, 183 × 8560 × 4544 and 388 × 4864 × 7488, with 53, 55 and 4 rows there, took 1.03-1.14 times the time of the
-// 64-row tiles or Cᵀ the plan had before); and taken only where the model puts it kFittedWidthMargin ahead, its factors
-// being interpolated. It is compared with a split over every cluster at the split's time on the DRAM where that is
-// longer than its compute (split_dram_bytes): such splits measured up to 1.95 times the model's compute cycles (640 ×
-// 3584 × 18944: 752 MB read in 203 µs), which whole tiles of another tiling do not beat by kWholeOverDramSplit, but
-// whole tiles of a fitted width can (section 35).
+// 2 × 1 or 1 × 2 clusters (128 × 96: 2 × 1 only, cluster_rows_filled below); only where M's last 128-row tile is more
+// than half full (fitted_rows_fill: 181 × 9496 × 15808, 183 × 8560 × 4544 and 388 × 4864 × 7488, with 53, 55 and 4 rows
+// there, took 1.03-1.14 times the time of the 64-row tiles or Cᵀ the plan had before); and taken only where the model
+// puts it kFittedWidthMargin ahead, its factors being interpolated. It is compared with a split over every cluster at
+// the split's time on the DRAM where that is longer than its compute (split_dram_bytes): such splits measured up to
+// 1.95 times the model's compute cycles (640 × 3584 × 18944: 752 MB read in 203 µs), which whole tiles of another
+// tiling do not beat by kWholeOverDramSplit, but whole tiles of a fitted width can (section 35).
 constexpr double kFittedWidthMargin = 1.05;
 __host__ __device__ constexpr bool fitted_rows_fill(int m) { return m % 128 == 0 || m % 128 > 64; }
+// 128 × 96 tiles only in 2 × 1 clusters, and only where those leave no CTA whose rows all lie past M (an even count of
+// 128-row tile rows): with three tile rows, forced 128 × 96 tiles took 1.18-1.25 times 64 × 192's time at 352 and 384 ×
+// 3072 × 8000 and 0.92-0.94 at 256, 480 and 512, in the build measured (in a build with other producer code, level at
+// 352-384: not understood; section 47). Checked on 15 shapes drawn at random where it changes the plan: 0.88 of kernel
+// 15's time in the geometric mean, none 3 % slower in both runs (section 47, call 10).
+__host__ __device__ constexpr bool cluster_rows_filled(int m, int block_m) {
+  return (m + block_m - 1) / block_m % 2 == 0;
+}
 constexpr double kNarrowRoundsMargin = 1.06;
 
 // One pass of kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs (and, where the rows are off
@@ -338,6 +352,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
       const bool narrow_in_rounds = plan.narrow() && !few_wide_tiles && only_tiling < 0;
       // Fitted widths: in clusters of two, where the tiles are few, and M's last tile more than half full.
       if (fitted && (quad || narrow_in_rounds || !fitted_rows_fill(m))) continue;
+      if (tiling.block_n == 96 && (along_n || !cluster_rows_filled(m, tiling.block_m))) continue;  // above
       if (narrow_in_rounds && (tiling.block_m != 128 || along_n || !some_wide_rounds)) continue;
       plan.cluster_tiles = static_cast<int>(rows * columns);
       plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, workers, block_cycles);

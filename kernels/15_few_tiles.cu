@@ -9,7 +9,9 @@
 // 1. Narrower tiles: 128 × 192, 128 × 128 (two consumer warpgroups of 64 rows, as kernel 13), 64 × 192 and 64 × 128
 //    (one consumer warpgroup), where the plan's model puts them ahead; and the fitted widths 128 × 176, 160 and 144,
 //    only as one round of whole tiles on more than half the clusters, where 128, 192 and 256 columns leave many idle
-//    (640 × 3584 × 18944: 25 tiles of 144 across, 65 cluster tiles). The tile is a template parameter (Tiling): the
+//    (640 × 3584 × 18944: 25 tiles of 144 across, 65 cluster tiles); and so 128 × 96, as many tiles as 64 × 192 on
+//    two consumer warpgroups instead of one (256 × 6144 × 4096: 2 × 64 tiles), in 2 × 1 clusters with no CTA wholly
+//    below M. The tile is a template parameter (Tiling): the
 //    wgmma's N is its width, the stages as many as fit in 200 KB; a fitted width's columns past its last 64-column
 //    store box go from the registers straight to C. cuBLAS runs such tiles on such shapes.
 // 2. All resident clusters are launched, and when the tiles are fewer than the clusters and a split pays, every tile is
@@ -96,7 +98,7 @@ constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest
 
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
 // two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128
-// (or, with 128 rows, a fitted width: 176, 160 or 144),
+// (or, with 128 rows, a fitted width: 176, 160, 144 or 96),
 // and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B), 1 × 2 (along N, they
 // share A) or 2 × 2 (both); kTransposed where the kernel computes Cᵀ = B·Aᵀ and stores it into C.
 template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_, bool kTransposed_ = false>
@@ -113,24 +115,24 @@ struct Tiling {
   static constexpr int kSliceRowsA = kBlockM / kClusterN;  // rows of A this CTA loads for its cluster row
   static constexpr int kSliceRowsB = kBlockN / kClusterM;  // rows of B this CTA loads for its cluster column
   static constexpr int kTileBytesB = kBlockN * kBlockK * sizeof(bf16);
-  // As many stages as fit in 200 KB: 4 × 48 KB (128 × 256), 5 × 34-40 KB (128 × 144-192), 6 × 32 KB, 8 × 24 KB
-  // (64 × 128).
+  // As many stages as fit in 200 KB: 4 × 48 KB (128 × 256), 5 × 34-40 KB (128 × 144-192), 6 × 32 KB, 7 × 28 KB
+  // (128 × 96), 8 × 24 KB (64 × 128).
   static constexpr int kStages = 200 * 1024 / (kTileBytesA + kTileBytesB);
   static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
   // The epilogue's staging: the whole 64-column boxes of a consumer's 64 × kBlockN tile go out in kStoreRounds rounds
-  // of kStoreBoxes boxes of 64 × 64 (two rounds of two boxes or one; 192 columns in three of one). A fitted width's
-  // last kTailChunks 8-column chunks (16-48 columns) are stored from the registers instead, so that no box reaches
-  // into the next tile.
+  // of kStoreBoxes boxes of 64 × 64 (two rounds of two boxes or one; 192 columns in three of one, 64 in one). A fitted
+  // width's last kTailChunks 8-column chunks (16-48 columns) are stored from the registers instead, so that no box
+  // reaches into the next tile.
   static constexpr int kBoxedCols = kBlockN / kBoxCols * kBoxCols;
   static constexpr int kTailChunks = (kBlockN - kBoxedCols) / 8;
-  static constexpr int kStoreRounds = kBoxedCols == 192 ? 3 : 2;
+  static constexpr int kStoreRounds = kBoxedCols == 192 ? 3 : kBoxedCols == 64 ? 1 : 2;
   static constexpr int kStoreBoxes = kBoxedCols / kBoxCols / kStoreRounds;
   static constexpr int kChunksPerRound = kBoxedCols / 8 / kStoreRounds;  // 8-column accumulator chunks per round
   static constexpr int kPackedPerRound = 2 * kChunksPerRound;            // a round's accumulators as bf16 pairs
   static constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile
   static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128 || kBlockN == 176 || kBlockN == 160 ||
-                    kBlockN == 144,
-                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144 or 128");
+                    kBlockN == 144 || kBlockN == 96,
+                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144, 128 or 96");
   static_assert(kBlockM == 128 || kBlockM == 64, "two consumer warpgroups or one");
   static_assert(kTailChunks == 0 || kBlockM == 128, "fitted widths are 128-row tiles");
   static_assert(kBoxedCols % (kBoxCols * kStoreRounds) == 0);
@@ -494,8 +496,8 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
   return {enqueue, reinterpret_cast<const void*>(kernel)};
 }
 
-// A tile size in the plan's cluster shape. The fitted widths (176, 160, 144) have no 2 × 2 instance: the plan takes
-// them in clusters of two only.
+// A tile size in the plan's cluster shape. The fitted widths (176, 160, 144, 96) have no 2 × 2 instance: the plan takes
+// them in clusters of two only, and 128 × 96 in 2 × 1 ones only.
 template <int kBlockM, int kBlockN, bool kTransposed>
 GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan) {
   if (plan.quad_clusters()) {
@@ -504,8 +506,13 @@ GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan
     else
       throw std::logic_error("kernel 15 has no fitted width in 2 × 2 clusters");
   }
-  return plan.cluster_along_n() ? prepare_tiling<Tiling<kBlockM, kBlockN, 1, 2, kTransposed>>(problem, plan.schedule)
-                                : prepare_tiling<Tiling<kBlockM, kBlockN, 2, 1, kTransposed>>(problem, plan.schedule);
+  if (plan.cluster_along_n()) {
+    if constexpr (kBlockN != 96)
+      return prepare_tiling<Tiling<kBlockM, kBlockN, 1, 2, kTransposed>>(problem, plan.schedule);
+    else
+      throw std::logic_error("kernel 15 has no 128 × 96 tiles in 1 × 2 clusters");
+  }
+  return prepare_tiling<Tiling<kBlockM, kBlockN, 2, 1, kTransposed>>(problem, plan.schedule);
 }
 
 // The plan's tile size, for C or for Cᵀ.
@@ -519,6 +526,7 @@ GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
   if (plan.block_n == 160) return prepare_oriented<128, 160, kTransposed>(problem, plan);
   if (plan.block_n == 144) return prepare_oriented<128, 144, kTransposed>(problem, plan);
   if (plan.block_n == 128) return prepare_oriented<128, 128, kTransposed>(problem, plan);
+  if (plan.block_n == 96) return prepare_oriented<128, 96, kTransposed>(problem, plan);
   return prepare_oriented<128, 256, kTransposed>(problem, plan);
 }
 
@@ -598,6 +606,8 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // sass: sm_90a TilingILi128ELi176E UTMALDG\.2D\.MULTICAST HGMMA\.64x176x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi160E UTMALDG\.2D\.MULTICAST HGMMA\.64x160x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi144E UTMALDG\.2D\.MULTICAST HGMMA\.64x144x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi96ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x96x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi96ELi2ELi1ELb1E HGMMA\.64x96x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.MT88\.4 STG\.E\.U16
 // sass: sm_90a TilingILi128ELi176ELi2ELi1ELb0E STSM\.16\.M88\.4 STG\.E\s
 // sass: sm_90a TilingILi128ELi176ELi2ELi1ELb1E STSM\.16\.MT88\.4 STG\.E\.U16
 // sass: sm_90a TilingILi128ELi160ELi2ELi1ELb0E STSM\.16\.M88\.4 STG\.E\s

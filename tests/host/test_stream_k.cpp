@@ -575,16 +575,19 @@ TEST(FewTiles, TwoLongSharesOfWideTilesOnlyAgainstWholeTiles) {
   EXPECT_EQ(split.schedule.even_shares(), 0);
   EXPECT_TRUE(split.schedule.splits());
   EXPECT_EQ(split.schedule.workers, 30);
-  // 256 × 6144 × 4096, 64 k blocks: whole 64 × 192 tiles, 64 · 1.56 · 384 + 3300 = 41638.56; 128 × 192 in two shares
-  // of 32 would be 1.1 · 32 · 798.72 + 1.5 · 4800 + 3300 = 38614.94, 0.93 of it, but shares under 64 k blocks: it stays.
+  // 256 × 6144 × 4096, 64 k blocks: whole 128 × 96 tiles (64 cluster tiles), 64 · 1.41 · 384 + 3300 = 37952.16; 128 ×
+  // 192 in two shares of 32 would be 1.1 · 32 · 798.72 + 1.5 · 4800 + 3300 = 38614.94, not 5 % ahead (and shares under
+  // 64 k blocks): the whole tiles stay. Before 128 × 96 tiles the pick was whole 64 × 192 ones, 64 · 1.56 · 384 + 3300.
   const FewTilesPlan third =
       plan_few_tiles_weighing(256, 6144, 4096, 66, -1, 0, {}, kLongCandidateShareBlocks, kTwoSharesSlowdown);
   EXPECT_NEAR(third.cycles, 1.1 * 32 * 798.72 + 1.5 * 4800 + 3300, 1e-6);
   const FewTilesPlan short_shares = plan_few_tiles(256, 6144, 4096, 66);
-  EXPECT_EQ(short_shares.block_m, 64);
-  EXPECT_EQ(short_shares.block_n, 192);
+  EXPECT_EQ(short_shares.block_m, 128);
+  EXPECT_EQ(short_shares.block_n, 96);
   EXPECT_FALSE(short_shares.schedule.splits());
-  EXPECT_NEAR(short_shares.cycles, 64 * 1.56 * 384 + 3300, 1e-6);
+  EXPECT_NEAR(short_shares.cycles, 64 * 1.41 * 384 + 3300, 1e-6);
+  const FewTilesPlan one_consumer = plan_few_tiles(256, 6144, 4096, 66, 3);
+  EXPECT_NEAR(one_consumer.cycles, 64 * 1.56 * 384 + 3300, 1e-6);
 }
 
 // Narrower tiles where kernel 13's 128 × 256 tiles (2 × 1 clusters) make fewer than two rounds; from two to four, only
@@ -805,9 +808,10 @@ TEST(FewTiles, SplitKeptWhereTheDramDoesNotDecide) {
   EXPECT_TRUE(no_rate.schedule.splits());
 }
 
-// Fitted widths (128 × 176, 160, 144): one round of whole tiles on more than half the clusters, in clusters of two, with
-// M's last 128-row tile more than half full, where the model puts them 5 % ahead; in 1 × 2 clusters each k block
-// charged 1.10 more; against a split over every cluster that stays, at the larger of its compute and its DRAM time.
+// Fitted widths (128 × 176, 160, 144; 96 below): one round of whole tiles on more than half the clusters, in clusters
+// of two, with M's last 128-row tile more than half full, where the model puts them 5 % ahead; in 1 × 2 clusters each k
+// block charged 1.10 more; against a split over every cluster that stays, at the larger of its compute and its DRAM
+// time.
 // Figures by hand from the constants (k blocks of 576 · 1.20 = 691.2 cycles for 144, 640 · 1.155 = 739.2 for 160,
 // 704 · 1.125 = 792 for 176; 768 · 1.04 = 798.72 for 128 × 192; 3300 a tile boundary).
 TEST(FewTiles, FittedWidthsMakeOneRound) {
@@ -847,8 +851,8 @@ TEST(FewTiles, FittedWidthsMakeOneRound) {
   // tiles there.
   const FewTilesPlan rounds = plan_few_tiles(2048, 2304, 2048, 66, -1, 0, kH200Memory);
   EXPECT_FALSE(fitted_width(rounds.block_m, rounds.block_n));
-  // The tilings' table: the three fitted widths after the five others.
-  EXPECT_EQ(kFewTilesTilings, 8);
+  // The tilings' table: the four fitted widths after the five others.
+  EXPECT_EQ(kFewTilesTilings, 9);
   for (int index = 0; index < kFewTilesTilings; ++index) {
     const FewTilesTiling tiling = few_tiles_tiling(index);
     EXPECT_EQ(fitted_width(tiling.block_m, tiling.block_n), index >= 5) << index;
@@ -856,11 +860,38 @@ TEST(FewTiles, FittedWidthsMakeOneRound) {
   EXPECT_DOUBLE_EQ(few_tiles_tiling(5).block_cycles, 792);
   EXPECT_DOUBLE_EQ(few_tiles_tiling(6).block_cycles, 739.2);
   EXPECT_DOUBLE_EQ(few_tiles_tiling(7).block_cycles, 691.2);
+  EXPECT_DOUBLE_EQ(few_tiles_tiling(8).block_cycles, 541.44);  // 128 × 96: 384 · 1.41
+}
+
+// 128 × 96 tiles in 2 × 1 clusters only where no CTA's rows lie wholly past M: an even count of 128-row tile rows. 384
+// × 3072 × 8000 (125 k blocks), three tile rows: 128 × 96 would be 64 cluster tiles, 125 · 1.41 · 384 + 3300 = 70980,
+// times 1.05 = 74529, ahead of whole 64 × 192 tiles (48 cluster tiles, 125 · 1.56 · 384 + 3300 = 78180), but it is no
+// candidate there; at 256 × 6144 × 4096 (two tile rows) it is the pick
+// (FewTiles.TwoLongSharesOfWideTilesOnlyAgainstWholeTiles).
+TEST(FewTiles, NinetySixWideOnlyWhereClusterRowsFill) {
+  EXPECT_TRUE(cluster_rows_filled(256, 128));
+  EXPECT_TRUE(cluster_rows_filled(129, 128));  // two tile rows, the second with one row
+  EXPECT_FALSE(cluster_rows_filled(384, 128));
+  EXPECT_FALSE(cluster_rows_filled(352, 128));
+  EXPECT_TRUE(cluster_rows_filled(480, 128));
+  EXPECT_FALSE(cluster_rows_filled(128, 128));
+  const FewTilesPlan odd = plan_few_tiles(384, 3072, 8000, 66);
+  EXPECT_EQ(odd.block_m, 64);
+  EXPECT_EQ(odd.block_n, 192);
+  EXPECT_EQ(odd.cluster_tiles, 48);
+  EXPECT_FALSE(odd.schedule.splits());
+  EXPECT_NEAR(odd.cycles, 125 * 1.56 * 384 + 3300, 1e-6);
+  EXPECT_EQ(plan_few_tiles(384, 3072, 8000, 66, 8).cluster_tiles, 0);  // 128 × 96 forced: no candidate
+  const FewTilesPlan forced = plan_few_tiles(512, 3072, 8000, 66, 8);  // four tile rows: one
+  EXPECT_EQ(forced.block_n, 96);
+  EXPECT_EQ(forced.cluster_tiles, 2 * 32);
+  EXPECT_FALSE(forced.cluster_along_n());
 }
 
 // The shapes of the GPU test gpu_fitted_widths_kernel_15 (tests/CMakeLists.txt) take what it says they take, as kernel
-// 15's launcher plans them (2 × 2 clusters costed only off the lines): each fitted width in 2 × 1 and in 1 × 2 clusters,
-// and 144 for Cᵀ (on 400000 shapes drawn at random, M 150-2100, the plan took 160 and 176 for Cᵀ on none).
+// 15's launcher plans them (2 × 2 clusters costed only off the lines): each fitted width in 2 × 1 and in 1 × 2 clusters
+// (128 × 96 in 2 × 1 only), 144 and 96 for Cᵀ (on 400000 shapes drawn at random, M 150-2100, the plan took 160 and 176
+// for Cᵀ on none).
 TEST(FewTiles, FittedWidthTestShapesTakeThem) {
   struct Case {
     int m, n, k, block_n;
@@ -869,7 +900,9 @@ TEST(FewTiles, FittedWidthTestShapesTakeThem) {
   const Case cases[] = {{1733, 1288, 1024, 144, false, false}, {2033, 1264, 720, 160, false, false},
                         {630, 3864, 15760, 176, false, false}, {792, 2776, 488, 144, false, true},
                         {637, 3576, 14208, 144, true, false},  {634, 4000, 20736, 160, true, false},
-                        {863, 3032, 24048, 176, true, false}};
+                        {863, 3032, 24048, 176, true, false},  {242, 5240, 5824, 96, false, false},
+                        {452, 2568, 6464, 96, false, false},   {263, 4816, 18240, 96, false, true},
+                        {405, 3304, 16128, 96, false, true}};
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
     const FewTilesPlan plan =
