@@ -278,7 +278,7 @@ constexpr int kNarrowMaxWideRounds = 4;
 // tiling do not beat by kWholeOverDramSplit, but whole tiles of a fitted width can (section 35).
 constexpr double kFittedWidthMargin = 1.05;
 __host__ __device__ constexpr bool fitted_rows_fill(int m) { return m % 128 == 0 || m % 128 > 64; }
-// 128 × 96 tiles only in 2 × 1 clusters, and only where those leave no CTA whose rows all lie past M (an even count of
+// 128 × 96 tiles only in 2 × 1 clusters, and only where those leave no CTA whose rows all lie below M (an even count of
 // 128-row tile rows): with three tile rows, forced 128 × 96 tiles took 1.18-1.25 times 64 × 192's time at 352 and 384 ×
 // 3072 × 8000 and 0.92-0.94 at 256, 480 and 512, in the build measured (in a build with other producer code, level at
 // 352-384: not understood; section 47). Checked on 15 shapes drawn at random where it changes the plan: 0.88 of kernel
@@ -352,7 +352,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
       const bool narrow_in_rounds = plan.narrow() && !few_wide_tiles && only_tiling < 0;
       // Fitted widths: in clusters of two, where the tiles are few, and M's last tile more than half full.
       if (fitted && (quad || narrow_in_rounds || !fitted_rows_fill(m))) continue;
-      if (tiling.block_n == 96 && (along_n || !cluster_rows_filled(m, tiling.block_m))) continue;  // above
+      if (tiling.block_n == 96 && (along_n || !cluster_rows_filled(m, tiling.block_m))) continue;  // cluster_rows_filled
       if (narrow_in_rounds && (tiling.block_m != 128 || along_n || !some_wide_rounds)) continue;
       plan.cluster_tiles = static_cast<int>(rows * columns);
       plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, workers, block_cycles);

@@ -11,9 +11,9 @@
 //    only as one round of whole tiles on more than half the clusters, where 128, 192 and 256 columns leave many idle
 //    (640 × 3584 × 18944: 25 tiles of 144 across, 65 cluster tiles); and so 128 × 96, as many tiles as 64 × 192 on
 //    two consumer warpgroups instead of one (256 × 6144 × 4096: 2 × 64 tiles), in 2 × 1 clusters with no CTA wholly
-//    below M. The tile is a template parameter (Tiling): the
-//    wgmma's N is its width, the stages as many as fit in 200 KB; a fitted width's columns past its last 64-column
-//    store box go from the registers straight to C. cuBLAS runs such tiles on such shapes.
+//    below M. The tile is a template parameter (Tiling): the wgmma's N is its width, the stages as many as fit in
+//    200 KB; a fitted width's columns past its last 64-column store box go from the registers straight to C. cuBLAS
+//    runs such tiles on such shapes.
 // 2. All resident clusters are launched, and when the tiles are fewer than the clusters and a split pays, every tile is
 //    split along K (common/stream_k.h): over all of them (make_few_tiles: each cluster gets the same number of k
 //    blocks, the tail of one tile and the head of the next) or, where the tiles are at most half the clusters, into

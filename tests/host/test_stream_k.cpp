@@ -863,7 +863,7 @@ TEST(FewTiles, FittedWidthsMakeOneRound) {
   EXPECT_DOUBLE_EQ(few_tiles_tiling(8).block_cycles, 541.44);  // 128 × 96: 384 · 1.41
 }
 
-// 128 × 96 tiles in 2 × 1 clusters only where no CTA's rows lie wholly past M: an even count of 128-row tile rows. 384
+// 128 × 96 tiles in 2 × 1 clusters only where no CTA's rows lie wholly below M: an even count of 128-row tile rows. 384
 // × 3072 × 8000 (125 k blocks), three tile rows: 128 × 96 would be 64 cluster tiles, 125 · 1.41 · 384 + 3300 = 70980,
 // times 1.05 = 74529, ahead of whole 64 × 192 tiles (48 cluster tiles, 125 · 1.56 · 384 + 3300 = 78180), but it is no
 // candidate there; at 256 × 6144 × 4096 (two tile rows) it is the pick
