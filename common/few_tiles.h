@@ -286,6 +286,10 @@ __host__ __device__ constexpr bool fitted_rows_fill(int m) { return m % 128 == 0
 __host__ __device__ constexpr bool cluster_rows_filled(int m, int block_m) {
   return (m + block_m - 1) / block_m % 2 == 0;
 }
+// The tiling that rule holds for: the plan skips it elsewhere (kernel 15's launcher has no 1 × 2 instance of it).
+__host__ __device__ constexpr bool needs_filled_cluster_rows(int block_m, int block_n) {
+  return block_m == 128 && block_n == 96;
+}
 constexpr double kNarrowRoundsMargin = 1.06;
 
 // One pass of kernel 15's plan for m × n × k on `clusters` resident clusters of two CTAs (and, where the rows are off
@@ -352,7 +356,9 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_weighing(int m, int n,
       const bool narrow_in_rounds = plan.narrow() && !few_wide_tiles && only_tiling < 0;
       // Fitted widths: in clusters of two, where the tiles are few, and M's last tile more than half full.
       if (fitted && (quad || narrow_in_rounds || !fitted_rows_fill(m))) continue;
-      if (tiling.block_n == 96 && (along_n || !cluster_rows_filled(m, tiling.block_m))) continue;  // cluster_rows_filled
+      if (needs_filled_cluster_rows(tiling.block_m, tiling.block_n) &&
+          (along_n || !cluster_rows_filled(m, tiling.block_m)))
+        continue;
       if (narrow_in_rounds && (tiling.block_m != 128 || along_n || !some_wide_rounds)) continue;
       plan.cluster_tiles = static_cast<int>(rows * columns);
       plan.schedule = StreamKSchedule::make_few_tiles(plan.cluster_tiles, k_blocks, workers, block_cycles);

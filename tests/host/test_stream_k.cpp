@@ -875,6 +875,10 @@ TEST(FewTiles, NinetySixWideOnlyWhereClusterRowsFill) {
   EXPECT_FALSE(cluster_rows_filled(352, 128));
   EXPECT_TRUE(cluster_rows_filled(480, 128));
   EXPECT_FALSE(cluster_rows_filled(128, 128));
+  for (int index = 0; index < kFewTilesTilings; ++index) {  // the rule is 128 × 96's alone
+    const FewTilesTiling tiling = few_tiles_tiling(index);
+    EXPECT_EQ(needs_filled_cluster_rows(tiling.block_m, tiling.block_n), index == 8) << index;
+  }
   const FewTilesPlan odd = plan_few_tiles(384, 3072, 8000, 66);
   EXPECT_EQ(odd.block_m, 64);
   EXPECT_EQ(odd.block_n, 192);
