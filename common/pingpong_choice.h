@@ -39,7 +39,7 @@
 // 0.83). The wider margin because both models are a few per cent off either way. And where the token count is ragged
 // and kernel 14's own plan computes Cᵀ (plan_pingpong), wherever that is kPingPongTransposedMargin ahead of kernel 15's
 // plan. And all of it only where K is a multiple of 16: else every other row of A and B starts 16 bytes into a
-// 32-byte sector, and kernel 14, which brings more operand bytes per output than kernel 15, measured 2-14 % slower
+// 32-byte sector, and kernel 14, which brings more operand bytes per output than kernel 15, measured 2-15 % slower
 // than 15 on 16 of 19 such shapes where the clauses took it (docs/log/16_dispatch.md; the exceptions: two of few
 // tiles, 0.4-1.5 % faster, and one of K = 1976, where 15 is slow for its short tiles). The constants come from
 // profiles and measurements of a few shapes; the shapes the rule was checked on after it was written down are in

@@ -140,7 +140,7 @@ TEST(PingPongChoice, TheShapesThatTestTheKernel) {
 }
 
 // Kernel 14 only where K is a multiple of 16. Otherwise each row of A and B starts 16 bytes into a 32-byte sector, and
-// kernel 14 measured 2-14 % slower than kernel 15 where the rule would have taken it (kernel 16's notes): the LLM shape
+// kernel 14 measured 2-15 % slower than kernel 15 where the rule would have taken it (kernel 16's notes): the LLM shape
 // with K = 4104, 200 × 11008 × 4104 (few tiles) and 1024 × 4608 × 3592 (the split clause) go to kernel 15, the same
 // shapes with K one 16 further to kernel 14.
 TEST(PingPongChoice, OnlyWhereKIsAMultipleOf16) {
