@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the table of the dispatch chapter against cuBLAS on layers off the model presets.
 
-    update_layers_table.py [--check] [--root DIR] [--declaration FILE] [PAGE.md ...]
+    update_layers_table.py [--check] [--root DIR] [--declaration FILE] [--marker NAME] [PAGE.md ...]
 
 DIR is the repository (default: the one holding this script). FILE (default
 results/nvidia-h200/dispatch/layers.json) declares the runs, one table row each, in the order given:
@@ -22,7 +22,7 @@ The pages default to kernels/16_dispatch.md, docs/results.md and README.md. Only
     <!-- layers-table:begin -->
     <!-- layers-table:end -->
 
-is replaced, with links relative to each page. --check changes nothing and exits 1 when a page's table is not what
+(NAME, default layers-table, names them: a page may hold one table per GPU) is replaced, with links relative to each page. --check changes nothing and exits 1 when a page's table is not what
 the runs give (a test runs this), so that a run measured again cannot leave an old figure standing in the prose's
 place.
 
@@ -46,8 +46,7 @@ from marked_pages import update_marked_pages
 from script_errors import InputError, report
 
 ROOT = Path(__file__).resolve().parent.parent
-BEGIN_MARKER = "<!-- layers-table:begin -->"
-END_MARKER = "<!-- layers-table:end -->"
+DEFAULT_MARKER = "layers-table"
 DEFAULT_DECLARATION = Path("results/nvidia-h200/dispatch/layers.json")
 DEFAULT_PAGES = (Path("kernels/16_dispatch.md"), Path("docs/results.md"), Path("README.md"))
 EVERY_SHAPE_BAR = 0.95  # the issue's bar for every preset shape, applied here too
@@ -155,8 +154,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="pages to update (default: notes 16, docs/results.md and README.md)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this script's)")
     parser.add_argument("--declaration", type=Path, help=f"the runs to tabulate (default: {DEFAULT_DECLARATION})")
+    parser.add_argument("--marker", default=DEFAULT_MARKER,
+                        help=f"the name of the marker lines to write between (default: {DEFAULT_MARKER})")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table differs")
     args = parser.parse_args(argv)
+    markers = (f"<!-- {args.marker}:begin -->", f"<!-- {args.marker}:end -->")
     program = Path(__file__).name
     pages = args.pages or [args.root / page for page in DEFAULT_PAGES]
     declaration = args.declaration or args.root / DEFAULT_DECLARATION
@@ -165,7 +167,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         found = [figures(group, kernel_id) for group in groups]  # read once for all pages
         return update_marked_pages(pages,
                                    lambda page: build_block(gpu, kernel_id, groups, found, declaration, page),
-                                   (BEGIN_MARKER, END_MARKER), "layers table", "the runs", program, args.check)
+                                   markers, "layers table", "the runs", program, args.check)
     except InputError as error:
         return report(program, error)
 
