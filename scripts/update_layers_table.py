@@ -22,9 +22,9 @@ The pages default to kernels/16_dispatch.md, docs/results.md and README.md. Only
     <!-- layers-table:begin -->
     <!-- layers-table:end -->
 
-(NAME, default layers-table, names them: a page may hold one table per GPU) is replaced, with links relative to each page. --check changes nothing and exits 1 when a page's table is not what
-the runs give (a test runs this), so that a run measured again cannot leave an old figure standing in the prose's
-place.
+(NAME, default layers-table, names them: a page may hold one table per GPU) is replaced, with links relative to each
+page. --check changes nothing and exits 1 when a page's table is not what the runs give (a test runs this), so that a
+run measured again cannot leave an old figure standing in the prose's place.
 
 Exit codes: 0 done (updated or already current), 1 --check found a difference, 2 bad input.
 """
