@@ -507,7 +507,7 @@ GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan
       throw std::logic_error("kernel 15 has no fitted width in 2 × 2 clusters");
   }
   if (plan.cluster_along_n()) {
-    if constexpr (kBlockN != 96)
+    if constexpr (!needs_filled_cluster_rows(kBlockM, kBlockN))
       return prepare_tiling<Tiling<kBlockM, kBlockN, 1, 2, kTransposed>>(problem, plan.schedule);
     else
       throw std::logic_error("kernel 15 has no 128 × 96 tiles in 1 × 2 clusters");
