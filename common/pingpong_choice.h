@@ -157,6 +157,11 @@ __host__ __device__ constexpr PingPongPlan plan_pingpong(int m, int n, int k, in
 // kPingPongTransposedMargin ahead of what its other clauses pick. The margin was read off the 42 shapes of section 28
 // (the five it launches there measured 0.78-0.92 of kernel 16's time), then checked on 16 fresh shapes where it changes
 // kernel 16's launch: 0.85-0.86 of the time in the geometric mean, none 3 % slower in both runs.
+// This clause alone also holds where K % 16 = 8, there with 128-byte L2 fills (kernel 16's launcher), but not where
+// kernel 15 plans clusters of four. On an H100 (section 49, calls C and D), so launched, kernel 16 took 0.77 of its
+// time on the 8 shapes of call A that the clause moves (M 265-920; kernel 15 0.48-0.91 × cuBLAS there, 128-row tiles
+// in pairs) and 0.83 on 16 fresh ones; the 4 of those where kernel 15 ran 2 × 2 clusters (M 138-174) gained nothing
+// (0.97-1.09), whence the guard.
 constexpr double kPingPongTransposedMargin = 1.075;
 
 // Where kernel 15 splits its last round among many tiles, the split clause weighs kernel 14 at the width it would
@@ -184,7 +189,7 @@ struct PingPongEstimate {
   double rule_cycles = 0;         // per SM, with that width
   int rule_rounds = 0;            // its rounds with that width
   bool split_weighs_launched = false;  // the split clause weighs kernel 14 at the width it launches (below)
-  bool k_aligned = false;         // rows_on_sectors(k): the only shapes where the rule may take kernel 14
+  bool k_aligned = false;         // rows_on_sectors(k): elsewhere the rule takes kernel 14's Cᵀ alone
   bool pingpong = false;          // the rule's choice
   // Per SM, what the split clause weighs kernel 14 at.
   __host__ __device__ constexpr double split_rule_cycles() const {
@@ -223,13 +228,13 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   estimate.split_weighs_launched = split_weighs_launched_width(m, k) && estimate.pingpong_cycles < estimate.rule_cycles;
   estimate.k_aligned = rows_on_sectors(k);
   estimate.pingpong =
-      estimate.k_aligned &&
-      ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.rule_cycles) ||
-       (!estimate.few_tiles && estimate.rule_rounds >= kPingPongMinRounds &&
-        estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.rule_cycles) ||
-       (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.split_rule_cycles()) ||
-       (estimate.pingpong_transposed &&
-        estimate.cooperative_cycles >= kPingPongTransposedMargin * estimate.pingpong_cycles));
+      (estimate.k_aligned &&
+       ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.rule_cycles) ||
+        (!estimate.few_tiles && estimate.rule_rounds >= kPingPongMinRounds &&
+         estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.rule_cycles) ||
+        (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.split_rule_cycles()))) ||
+      (estimate.pingpong_transposed && (estimate.k_aligned || !plan.quad_clusters()) &&
+       estimate.cooperative_cycles >= kPingPongTransposedMargin * estimate.pingpong_cycles);
   return estimate;
 }
 

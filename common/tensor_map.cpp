@@ -3,6 +3,7 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "common/cuda_check.h"
@@ -39,6 +40,16 @@ CUtensorMap make_tensor_map_2d(const bf16* base, uint64_t rows, uint64_t cols, u
                     std::to_string(rows) + " x " + std::to_string(cols) + " matrix, box " + std::to_string(box_rows) +
                     " x " + std::to_string(box_cols));
   return map;
+}
+
+CUtensorMapL2promotion l2_promotion(int fill_bytes) {
+  switch (fill_bytes) {
+    case 64: return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+    case 128: return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    case 256: return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+    default:
+      throw std::invalid_argument("no L2 promotion fetches " + std::to_string(fill_bytes) + " bytes (64, 128 or 256)");
+  }
 }
 
 }  // namespace gemm

@@ -22,4 +22,8 @@ CUtensorMap make_tensor_map_2d(const bf16* base, uint64_t rows, uint64_t cols, u
                                CUtensorMapSwizzle swizzle,
                                CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 
+// The promotion under which the L2 fetches `fill_bytes` (64, 128 or 256) when a load through the map misses; throws
+// std::invalid_argument for any other size.
+CUtensorMapL2promotion l2_promotion(int fill_bytes);
+
 }  // namespace gemm

@@ -342,16 +342,16 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // The launch for one tile width: one cluster per SM pair, as many as fit. With kTransposed `problem` is Cᵀ's, N × M × K
 // with A and B swapped, and C's tensor maps are C's own (M rows of N), in boxes of 64 rows (the tile's columns) and the
-// last box's rows, each of 64 columns (a half's rows).
+// last box's rows, each of 64 columns (a half's rows). `operand_fill`: the L2 promotion of A's and B's maps.
 template <int kTileN, bool kTransposed>
-GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters) {
+GemmLaunch prepare_pingpong_width(const GemmProblem& problem, int clusters, CUtensorMapL2promotion operand_fill) {
   using Tile = PingPongTile<kTileN>;
   const CUtensorMap map_a =
-      make_tensor_map_2d(problem.a, problem.m, problem.k, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+      make_tensor_map_2d(problem.a, problem.m, problem.k, kBlockM, kBlockK, CU_TENSOR_MAP_SWIZZLE_128B, operand_fill);
   const CUtensorMap map_b_first_slice = make_tensor_map_2d(problem.b, problem.n, problem.k, Tile::kFirstSliceRowsB,
-                                                           kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+                                                           kBlockK, CU_TENSOR_MAP_SWIZZLE_128B, operand_fill);
   const CUtensorMap map_b_second_slice = make_tensor_map_2d(problem.b, problem.n, problem.k, Tile::kSecondSliceRowsB,
-                                                            kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+                                                            kBlockK, CU_TENSOR_MAP_SWIZZLE_128B, operand_fill);
   const CUtensorMap map_c =
       kTransposed
           ? make_tensor_map_2d(problem.c, problem.n, problem.m, kBoxCols, kWgmmaM, CU_TENSOR_MAP_SWIZZLE_128B)
@@ -408,13 +408,14 @@ void allow_shared_bytes(std::integer_sequence<int, kIndex...>) {
 }
 
 template <bool kTransposed, int kIndex = 0>
-GemmLaunch prepare_listed_width(const GemmProblem& problem, int clusters, int width) {
+GemmLaunch prepare_listed_width(const GemmProblem& problem, int clusters, int width,
+                                CUtensorMapL2promotion operand_fill) {
   if constexpr (kIndex == kPingPongWidthCount) {
     throw std::logic_error("the ping-pong kernel has no instance of width " + std::to_string(width));
   } else {
     if (width == pingpong_width(kIndex))
-      return prepare_pingpong_width<pingpong_width(kIndex), kTransposed>(problem, clusters);
-    return prepare_listed_width<kTransposed, kIndex + 1>(problem, clusters, width);
+      return prepare_pingpong_width<pingpong_width(kIndex), kTransposed>(problem, clusters, operand_fill);
+    return prepare_listed_width<kTransposed, kIndex + 1>(problem, clusters, width, operand_fill);
   }
 }
 
@@ -431,19 +432,22 @@ int pingpong_resident_clusters() {
 }
 
 // The launch of a planned width and orientation: prepare_pingpong's, or the one kernel 16's estimate made.
-GemmLaunch prepare_pingpong_plan(const GemmProblem& problem, int width, bool transposed) {
+// `fill_bytes`: what the L2 fetches when a load of A or B misses. This chapter asks for 256; kernel 16 asks for 128
+// where K % 64 != 0, as kernel 15 does (operand_fill_bytes, common/few_tiles.h).
+GemmLaunch prepare_pingpong_plan(const GemmProblem& problem, int width, bool transposed, int fill_bytes) {
   const int clusters = pingpong_resident_clusters();
+  const CUtensorMapL2promotion operand_fill = l2_promotion(fill_bytes);
   if (transposed)
     return prepare_listed_width<true>({problem.n, problem.m, problem.k, problem.b, problem.a, problem.c}, clusters,
-                                      width);
-  return prepare_listed_width<false>(problem, clusters, width);
+                                      width, operand_fill);
+  return prepare_listed_width<false>(problem, clusters, width, operand_fill);
 }
 
 GemmLaunch prepare_pingpong(const GemmProblem& problem) {
   // The tile width whose whole rounds need the fewest modelled cycles, for C or, where the token count is ragged and
   // that needs kTransposedMargin fewer, for Cᵀ: the N × M × K problem of B and A (common/pingpong_choice.h).
   const PingPongPlan plan = plan_pingpong(problem.m, problem.n, problem.k, pingpong_resident_clusters());
-  return prepare_pingpong_plan(problem, plan.widths.width, plan.transposed);
+  return prepare_pingpong_plan(problem, plan.widths.width, plan.transposed, kOnLinesFillBytes);
 }
 
 }  // namespace gemm

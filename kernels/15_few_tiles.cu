@@ -432,9 +432,7 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
   const auto kernel = few_tiles_kernel<T>;
   constexpr auto kSwizzle = CU_TENSOR_MAP_SWIZZLE_128B;
   // 128-byte L2 fills for A and B where their rows are off the L2's lines, 256 on them (common/few_tiles.h).
-  const CUtensorMapL2promotion fill = operand_fill_bytes(problem.k) == kOffLinesFillBytes
-                                          ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-                                          : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  const CUtensorMapL2promotion fill = l2_promotion(operand_fill_bytes(problem.k));
   const CUtensorMap map_a = make_tensor_map_2d(problem.a, problem.m, problem.k, kSliceRowsA, kBlockK, kSwizzle, fill);
   const CUtensorMap map_b = make_tensor_map_2d(problem.b, problem.n, problem.k, kSliceRowsB, kBlockK, kSwizzle, fill);
   const CUtensorMap map_c = T::kTransposed

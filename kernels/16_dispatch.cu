@@ -12,8 +12,10 @@
 // has at least kPingPongMinRounds rounds and comes out kPingPongRoundsMargin ahead; with fewer, or where kernel 15
 // takes narrower tiles, wherever it comes out kPingPongMargin ahead; where kernel 15 splits its last round, also
 // wherever kernel 14 comes out kPingPongSplitMargin ahead of kernel 15's own schedule; where kernel 14 computes Cᵀ
-// (a ragged token count), wherever that is kPingPongTransposedMargin ahead; and in every case only where K is a
-// multiple of 16 (rows of A and B 32-byte aligned, which kernel 14 needs more than kernel 15).
+// (a ragged token count), wherever that is kPingPongTransposedMargin ahead. The other clauses hold only where K is a
+// multiple of 16 (rows of A and B 32-byte aligned, which kernel 14 needs more than kernel 15); the last holds at
+// K % 16 = 8 too unless kernel 15 runs clusters of four. Where K % 64 != 0 it launches kernel 14 with 128-byte L2
+// fills for A and B, as kernel 15 asks for there.
 //
 // Shapes: any M and N up to kTileTableMaxExtent (kernel 15's rule, the stricter of the two); N and K multiples of 8.
 
@@ -25,7 +27,7 @@ namespace gemm {
 // The launchers this chapter chooses between, each given the plan the estimate made for it: kernels/15_few_tiles.cu
 // and kernels/14_pingpong.cu.
 GemmLaunch prepare_few_tiles_plan(const GemmProblem& problem, const FewTilesPlan& plan);
-GemmLaunch prepare_pingpong_plan(const GemmProblem& problem, int width, bool transposed);
+GemmLaunch prepare_pingpong_plan(const GemmProblem& problem, int width, bool transposed, int fill_bytes);
 int pingpong_resident_clusters();  // kernel 14's clusters on this GPU: the same launch shape as kernel 15's
 int few_tiles_quad_clusters();     // kernel 15's clusters of four (2 × 2), which it may take where K % 64 != 0
 FewTilesMemory few_tiles_memory();  // the DRAM's rate and the L2's size, by which kernel 15 weighs a split
@@ -35,7 +37,8 @@ GemmLaunch prepare_dispatch(const GemmProblem& problem) {
   const PingPongEstimate estimate =
       estimate_pingpong(problem.m, problem.n, problem.k, pingpong_resident_clusters(),
                         rows_off_lines(problem.k) ? few_tiles_quad_clusters() : 0, few_tiles_memory());
-  return estimate.pingpong ? prepare_pingpong_plan(problem, estimate.pingpong_width, estimate.pingpong_transposed)
+  return estimate.pingpong ? prepare_pingpong_plan(problem, estimate.pingpong_width, estimate.pingpong_transposed,
+                                                   operand_fill_bytes(problem.k))
                            : prepare_few_tiles_plan(problem, estimate.few_tiles_plan);
 }
 

@@ -143,8 +143,9 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   line << "; ";
   const std::string rounds_rule =
       "14 if " + std::to_string(kPingPongMinRounds) + "+ rounds and " + percent(kPingPongRoundsMargin - 1) + " ahead";
-  if (!estimate.k_aligned)
-    line << "14 only where K is a multiple of " << kSectorAlignedK;
+  if (!estimate.k_aligned)  // rows off the sectors: the transposed clause alone
+    line << "K not a multiple of " << kSectorAlignedK << ": 14 only with C transposed, if "
+         << percent(kPingPongTransposedMargin - 1) << " ahead and 15 not in 2x2 clusters";
   else if (estimate.few_tiles)
     line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead";
   else if (estimate.split_last_round)

@@ -139,11 +139,11 @@ TEST(PingPongChoice, TheShapesThatTestTheKernel) {
   }
 }
 
-// Kernel 14 only where K is a multiple of 16. Otherwise each row of A and B starts 16 bytes into a 32-byte sector, and
-// kernel 14 measured 2-15 % slower than kernel 15 where the rule would have taken it (kernel 16's notes): the LLM shape
-// with K = 4104, 200 × 11008 × 4104 (few tiles) and 1024 × 4608 × 3592 (the split clause) go to kernel 15, the same
-// shapes with K one 16 further to kernel 14.
-TEST(PingPongChoice, OnlyWhereKIsAMultipleOf16) {
+// Kernel 14's C only where K is a multiple of 16 (its Cᵀ: the transposed clause's test below). Otherwise each row of A
+// and B starts 16 bytes into a 32-byte sector, and kernel 14 measured 2-15 % slower than kernel 15 where the rule would
+// have taken it (kernel 16's notes): the LLM shape with K = 4104, 200 × 11008 × 4104 (few tiles) and 1024 × 4608 × 3592
+// (the split clause) go to kernel 15, the same shapes with K one 16 further to kernel 14.
+TEST(PingPongChoice, CAsGivenOnlyWhereKIsAMultipleOf16) {
   for (const auto& [m, n, k] : {std::array<int, 3>{4096, 14336, 4096}, {200, 11008, 4096}, {1024, 4608, 3584}}) {
     for (const int ragged_k : {k + 8, k + 24, k - 8}) {
       const PingPongEstimate estimate = estimate_pingpong(m, n, ragged_k, kClusters);
@@ -468,7 +468,10 @@ TEST(PingPongChoice, KernelFourteenKeepsCOutsideRaggedTokenCounts) {
 // pick, and K is a multiple of 16. 888 × 9728 × 896, 14 k blocks: transposed 38 cluster rows, 5 columns of 184 in 3
 // rounds (3 · 14 · 736 · 1.01 = 31221.12; as given at best 4 rounds of 160, 36922.37); kernel 15's 128 × 256 tiles
 // in 3 rounds are not few tiles, and the rule's 176 as given (4 · 14 · 704 · 1.01) has 4 rounds, under its 16: only
-// the new clause takes kernel 14. With K = 904 (K % 16 = 8) kernel 14 still plans Cᵀ, and kernel 16 keeps kernel 15.
+// the new clause takes kernel 14. With K = 904 (K % 16 = 8) this clause alone still holds: kernel 15 plans clusters of
+// two there. At 144 × 22920 × 10744 (K % 16 = 8) kernel 14's Cᵀ (275 k cycles) is 11 % ahead of kernel 15 (305 k), but
+// kernel 15 plans 2 × 2 clusters where it may (K % 64 != 0): kernel 15. With K = 10736 (K % 16 = 0, K % 64 = 48) kernel
+// 15 still plans 2 × 2 clusters, and the clause holds.
 // At 280 × 19456 × 2560 kernel 14 plans Cᵀ, 0.94 of kernel 15's cycles: under the margin, kernel 15.
 TEST(PingPongChoice, KernelSixteenLaunchesKernelFourteensCTransposedSevenAndAHalfPerCentAhead) {
   const PingPongEstimate estimate = estimate_pingpong(888, 9728, 896, kClusters);
@@ -484,9 +487,20 @@ TEST(PingPongChoice, KernelSixteenLaunchesKernelFourteensCTransposedSevenAndAHal
   EXPECT_GE(estimate.cooperative_cycles, kPingPongTransposedMargin * estimate.pingpong_cycles);
   EXPECT_LT(estimate.rule_rounds, kPingPongMinRounds);
   EXPECT_TRUE(estimate.pingpong);
-  const PingPongEstimate off_sectors = estimate_pingpong(888, 9728, 904, kClusters);
+  const PingPongEstimate off_sectors = estimate_pingpong(888, 9728, 904, kClusters, 30, kH200Memory);
+  EXPECT_FALSE(off_sectors.k_aligned);
   EXPECT_TRUE(off_sectors.pingpong_transposed);
-  EXPECT_FALSE(off_sectors.pingpong);
+  EXPECT_FALSE(off_sectors.few_tiles_plan.quad_clusters());
+  EXPECT_TRUE(off_sectors.pingpong);
+  const PingPongEstimate beside_quads = estimate_pingpong(144, 22920, 10744, kClusters, 30, kH200Memory);
+  EXPECT_FALSE(beside_quads.k_aligned);
+  EXPECT_TRUE(beside_quads.pingpong_transposed);
+  EXPECT_TRUE(beside_quads.few_tiles_plan.quad_clusters());
+  EXPECT_GE(beside_quads.cooperative_cycles, 1.10 * beside_quads.pingpong_cycles);
+  EXPECT_FALSE(beside_quads.pingpong);
+  const PingPongEstimate on_sectors = estimate_pingpong(144, 22920, 10736, kClusters, 30, kH200Memory);
+  EXPECT_TRUE(on_sectors.few_tiles_plan.quad_clusters());
+  EXPECT_TRUE(on_sectors.pingpong);
   const PingPongEstimate under_margin = estimate_pingpong(280, 19456, 2560, kClusters);
   EXPECT_TRUE(under_margin.pingpong_transposed);
   EXPECT_LT(under_margin.cooperative_cycles, kPingPongTransposedMargin * under_margin.pingpong_cycles);
