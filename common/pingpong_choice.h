@@ -158,10 +158,11 @@ __host__ __device__ constexpr PingPongPlan plan_pingpong(int m, int n, int k, in
 // (the five it launches there measured 0.78-0.92 of kernel 16's time), then checked on 16 fresh shapes where it changes
 // kernel 16's launch: 0.85-0.86 of the time in the geometric mean, none 3 % slower in both runs.
 // This clause alone also holds where K % 16 = 8, there with 128-byte L2 fills (kernel 16's launcher), but not where
-// kernel 15 plans clusters of four. On an H100 (section 49, calls C and D), so launched, kernel 16 took 0.77 of its
-// time on the 8 shapes of call A that the clause moves (M 265-920; kernel 15 0.48-0.91 × cuBLAS there, 128-row tiles
-// in pairs) and 0.83 on 16 fresh ones; the 4 of those where kernel 15 ran 2 × 2 clusters (M 138-174) gained nothing
-// (0.97-1.09), whence the guard.
+// kernel 15 plans clusters of four. On an H100 (section 49, call C), so launched, kernel 16 took 0.77 of its time on
+// the 8 shapes of call A that the clause moves (M 265-920; kernel 15 0.48-0.91 × cuBLAS there, 128-row tiles in pairs)
+// and 0.83 on 16 fresh ones; the 4 of those where kernel 15 ran 2 × 2 clusters (M 138-174) gained nothing
+// (0.97-1.09), whence the guard. With the guard, on 16 fresh shapes where it moves the launch (M 138-1051), an H200:
+// 0.75 of the time in the geometric mean in each of two runs, 0.62-0.84 a shape (section 50, call D).
 constexpr double kPingPongTransposedMargin = 1.075;
 
 // Where kernel 15 splits its last round among many tiles, the split clause weighs kernel 14 at the width it would
