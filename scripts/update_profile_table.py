@@ -3,7 +3,7 @@
 
     update_profile_table.py [--check] [--root DIR] [--profiles FOLDER] [PAGE.md]
 
-FOLDER (default DIR/results/nvidia-h200/dispatch/missed_targets) holds one file per launch profiled, named
+FOLDER (default DIR/results/nvidia-h100/dispatch/missed_targets) holds one file per launch profiled, named
 MxNxK_ID.csv (ID 0 for cuBLAS's kernel), each written by `scripts/profile.sh GEMM ID MxNxK --raw-csv FILE`: Nsight
 Compute's raw page, a row of metric names, a row of base units and one row of values. Every shape must have both
 cuBLAS's file and one other. The table (in PAGE, default DIR/kernels/16_dispatch.md, between the marker lines
@@ -36,7 +36,7 @@ from script_errors import InputError, report
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN_MARKER = "<!-- profile-table:begin -->"
 END_MARKER = "<!-- profile-table:end -->"
-DEFAULT_PROFILES = Path("results/nvidia-h200/dispatch/missed_targets")
+DEFAULT_PROFILES = Path("results/nvidia-h100/dispatch/missed_targets")
 DEFAULT_PAGE = Path("kernels/16_dispatch.md")
 FILE_NAME = re.compile(r"^(\d+)x(\d+)x(\d+)_(\d+)\.csv$")
 
