@@ -33,10 +33,21 @@
 // kPingPongMargin ahead. And where the tiles are many and kernel
 // 15 splits its last round, at any number of rounds, wherever kernel 15's own schedule (its whole rounds, its share of
 // the split tiles and the split's fixed cost: FewTilesPlan::schedule_cycles) puts the ping-pong kPingPongSplitMargin
-// ahead (weighed at the width it launches where M % 128 == 0 and K % 64 == 0: split_weighs_launched_width, below):
+// ahead (weighed at the width it launches where M % 128 == 0 and K % 64 == 0: weighs_launched_width, below):
 // the evenly spread model leaves the split's cost out, and that cost is largest where a few tiles are split over
 // many clusters (1024 × 4608 × 3584: 6 tiles over 66 clusters; kernel 15 measured 0.67 of cuBLAS there, kernel 14
-// 0.83). The wider margin because both models are a few per cent off either way. And where the token count is ragged
+// 0.83). The wider margin because both models are a few per cent off either way. And where the tiles are many and
+// kernel 15's whole rounds leave 5 % of the clusters idle or more (kernel 13's policy where a split of the last round
+// does not pay: 2048 × 4800 × 1600 is 152 cluster tiles in 3 rounds on 51 of 66 clusters), at any number of rounds,
+// wherever the model puts the ping-pong kPingPongMargin ahead, weighed as the split clause weighs it (the idle clause,
+// PingPongEstimate::idle_clusters): kernel 15 leaves part of the GPU idle in every round there, as with few tiles, and
+// the 16-round guard kept kernel 14 out. Only on whole tile rows on the lines (weighs_launched_width, below), where
+// kernel 14 launches 160 columns or more (kIdleClauseMinWidth) and kernel 15's rounds run on at most
+// kIdleClauseBusyShare of the clusters: on fresh shapes where the clause moved the launch, each of its forms without
+// one of those conditions had shapes 5-21 % slower (rows off the lines, 128 × 144 tiles, a ragged last tile row; and at
+// 64 of 66 clusters kernel 14 took 1.01 of kernel 15's time). With all of them, on 24 fresh shapes where it moves the
+// launch, kernel 14 took 0.962 of kernel 15's time in each of two runs on an H100, none 3 % slower
+// (docs/log/15_few_tiles.md, section 52). And where the token count is ragged
 // and kernel 14's own plan computes Cᵀ (plan_pingpong), wherever that is kPingPongTransposedMargin ahead of kernel 15's
 // plan. And all of it only where K is a multiple of 16: else every other row of A and B starts 16 bytes into a
 // 32-byte sector, and kernel 14, which brings more operand bytes per output than kernel 15, measured 2-15 % slower
@@ -58,6 +69,8 @@ constexpr double kPingPongMargin = 1.02;             // with few tiles, how far 
 constexpr double kPingPongRoundsMargin = 1.005;      // with many, in kPingPongMinRounds rounds or more
 constexpr int kPingPongMinRounds = 16;
 constexpr double kPingPongSplitMargin = 1.05;       // how far ahead of kernel 15's split schedule
+constexpr int kIdleClauseMinWidth = 160;             // the idle clause: kernel 14 at 128 × 160 or wider
+constexpr double kIdleClauseBusyShare = 0.95;        // and kernel 15's rounds on at most this share of the clusters
 // Few tiles (fewer cluster tiles than clusters, or narrower tiles): short launches, where what a launch costs beyond
 // its k blocks weighs. Fitted on an H200 to kernels 13, 14 and 15 at 1024³, 2048³, 128 × 4096 × 4096 and
 // 512 × 4096 × 4096 (kernel 16's notes): kernel 15's whole tiles cost about kFewTilesWholeCycles beyond the model above
@@ -171,8 +184,9 @@ constexpr double kPingPongTransposedMargin = 1.075;
 // rows of A and B on the L2's lines): every loss of the launched width in this clause's earlier checks had a ragged
 // last tile row or rows off the lines (docs/log/15_few_tiles.md, section 22). So weighed, on 24 fresh shapes where it
 // changes kernel 16's launch it took 0.89 of the time in each of two runs (one shape 2 % and 10 % slower), and 0.94 on
-// the eight layers it changes among the thirteen models' that chapter 16's notes measure (section 36).
-__host__ __device__ constexpr bool split_weighs_launched_width(int m, int k) {
+// the eight layers it changes among the thirteen models' that chapter 16's notes measure (section 36). The idle clause
+// weighs it so too, and holds only here.
+__host__ __device__ constexpr bool weighs_launched_width(int m, int k) {
   return m % 128 == 0 && !rows_off_lines(k);
 }
 
@@ -180,6 +194,7 @@ struct PingPongEstimate {
   double cooperative_cycles = 0;  // per SM: kernel 15's, by its plan (kernel 13's where the tiles are many)
   bool few_tiles = false;         // kernel 15 takes narrow tiles, or has fewer 128 × 256 cluster tiles than clusters
   bool split_last_round = false;  // many tiles, and kernel 15 splits its last round along K
+  bool idle_clusters = false;     // many tiles, and kernel 15's whole rounds leave 5 % of the clusters idle or more
   FewTilesPlan few_tiles_plan;    // kernel 15's plan: tile size, clusters, schedule
   double pingpong_cycles = 0;     // per SM, as kernel 14 launches: its plan's width and orientation
   int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M of the problem it computes) with that width
@@ -189,13 +204,11 @@ struct PingPongEstimate {
   int rule_width = 0;             // the better of the rule's widths (176, 184) on C: what the rule weighs kernel 14 at
   double rule_cycles = 0;         // per SM, with that width
   int rule_rounds = 0;            // its rounds with that width
-  bool split_weighs_launched = false;  // the split clause weighs kernel 14 at the width it launches (below)
+  bool weighs_launched = false;   // the split and idle clauses weigh kernel 14 at the width it launches (below)
   bool k_aligned = false;         // rows_on_sectors(k): elsewhere the rule takes kernel 14's Cᵀ alone
   bool pingpong = false;          // the rule's choice
-  // Per SM, what the split clause weighs kernel 14 at.
-  __host__ __device__ constexpr double split_rule_cycles() const {
-    return split_weighs_launched ? pingpong_cycles : rule_cycles;
-  }
+  // Per SM, what the split and idle clauses weigh kernel 14 at.
+  __host__ __device__ constexpr double clause_cycles() const { return weighs_launched ? pingpong_cycles : rule_cycles; }
 };
 
 // m × n × k on `clusters` clusters of two CTAs (the same count for both kernels: they have the same launch shape), and
@@ -226,14 +239,18 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   estimate.rule_rounds = pingpong_plan.as_given.rule_rounds;
   estimate.rule_cycles = weighed(pingpong_plan.as_given.rule_cycles);
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
-  estimate.split_weighs_launched = split_weighs_launched_width(m, k) && estimate.pingpong_cycles < estimate.rule_cycles;
+  estimate.idle_clusters = !estimate.few_tiles && !plan.schedule.splits() &&
+                           plan.schedule.workers <= kIdleClauseBusyShare * plan.resident_clusters;
+  estimate.weighs_launched = weighs_launched_width(m, k) && estimate.pingpong_cycles < estimate.rule_cycles;
   estimate.k_aligned = rows_on_sectors(k);
   estimate.pingpong =
       (estimate.k_aligned &&
        ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.rule_cycles) ||
         (!estimate.few_tiles && estimate.rule_rounds >= kPingPongMinRounds &&
          estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.rule_cycles) ||
-        (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.split_rule_cycles()))) ||
+        (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.clause_cycles()) ||
+        (estimate.idle_clusters && weighs_launched_width(m, k) && estimate.pingpong_width >= kIdleClauseMinWidth &&
+         estimate.cooperative_cycles >= kPingPongMargin * estimate.clause_cycles()))) ||
       (estimate.pingpong_transposed && (estimate.k_aligned || !plan.quad_clusters()) &&
        estimate.cooperative_cycles >= kPingPongTransposedMargin * estimate.pingpong_cycles);
   return estimate;

@@ -53,9 +53,9 @@ TEST(PingPongChoice, TheWidthThatFillsTheRounds) {
 
 // Whole 128-row tile rows on the L2's lines: the split clause weighs kernel 14 at the width it launches.
 TEST(PingPongChoice, SplitClauseWeighsTheLaunchedWidthOnWholeRowsOnTheLines) {
-  EXPECT_TRUE(split_weighs_launched_width(512, 8192));
-  EXPECT_FALSE(split_weighs_launched_width(520, 8192));  // a ragged last tile row
-  EXPECT_FALSE(split_weighs_launched_width(512, 8208));  // rows off the lines (8208 % 64 = 16)
+  EXPECT_TRUE(weighs_launched_width(512, 8192));
+  EXPECT_FALSE(weighs_launched_width(520, 8192));  // a ragged last tile row
+  EXPECT_FALSE(weighs_launched_width(512, 8208));  // rows off the lines (8208 % 64 = 16)
   // 512 × 10240 × 8192, 128 k blocks: 2 × 40 = 80 cluster tiles of 128 × 256, one whole round and the last 14 split
   // over 66 clusters: (128 + 14 · 128 / 66 + 24) · 1024 + 2 · 3300 = 190051.2. The rule's 176: 59 columns, 118 cluster
   // tiles in 2 rounds, 2 · 128 · 704 · 1.01 = 182026.24, and 190051.2 < 1.05 · 182026.24 = 191127.6. Launched at 160:
@@ -68,13 +68,54 @@ TEST(PingPongChoice, SplitClauseWeighsTheLaunchedWidthOnWholeRowsOnTheLines) {
   EXPECT_NEAR(preset.rule_cycles, 2 * 128 * 704 * 1.01, 1e-6);
   EXPECT_EQ(preset.pingpong_width, 160);
   EXPECT_NEAR(preset.pingpong_cycles, 2 * 128 * 640 * 1.02 * 1.01, 1e-6);
-  EXPECT_TRUE(preset.split_weighs_launched);
-  EXPECT_NEAR(preset.split_rule_cycles(), preset.pingpong_cycles, 1e-6);
+  EXPECT_TRUE(preset.weighs_launched);
+  EXPECT_NEAR(preset.clause_cycles(), preset.pingpong_cycles, 1e-6);
   EXPECT_TRUE(preset.pingpong);
   // With a ragged last tile row the rule's width stays what the clause weighs.
   const PingPongEstimate ragged = estimate_pingpong(520, 10240, 8192, kClusters);
-  EXPECT_FALSE(ragged.split_weighs_launched);
-  EXPECT_NEAR(ragged.split_rule_cycles(), ragged.rule_cycles, 1e-6);
+  EXPECT_FALSE(ragged.weighs_launched);
+  EXPECT_NEAR(ragged.clause_cycles(), ragged.rule_cycles, 1e-6);
+}
+
+// The idle clause: kernel 15's whole rounds on 0.95 of the clusters or fewer, whole tile rows on the lines, kernel 14 at
+// 160 columns or more, 2 % ahead at its launched width. 2048 × 4800 × 1600, 25 k blocks: 16 × 19 = 304 tiles of
+// 128 × 256, 152 cluster tiles in 3 rounds (no split pays) on ⌈152 / 3⌉ = 51 clusters; kernel 15 costed as kernel 13's
+// tiles spread evenly, 304 · 25 · 1024 / 132 + 3 · 3300 = 68857.6. Kernel 14 at 160: 30 columns, 240 cluster tiles in
+// 4 rounds, 4 · 25 · 640 · 1.02 · 1.01 = 65932.8, and 68857.6 ≥ 1.02 · 65932.8 = 67251.5: kernel 14 (the rule's 176, 4
+// rounds of 704 cycles a k block: 71104, would not have been 2 % ahead). Measured on an H100, kernel 14 took 0.93 of
+// kernel 15's time there (docs/log/15_few_tiles.md, section 52).
+TEST(PingPongChoice, IdleClauseWhereKernelFifteensRoundsLeaveClustersIdle) {
+  const PingPongEstimate idle = estimate_pingpong(2048, 4800, 1600, kClusters);
+  EXPECT_FALSE(idle.few_tiles);
+  EXPECT_FALSE(idle.split_last_round);
+  EXPECT_EQ(idle.few_tiles_plan.cluster_tiles, 152);
+  EXPECT_EQ(idle.few_tiles_plan.schedule.workers, 51);
+  EXPECT_TRUE(idle.idle_clusters);
+  EXPECT_NEAR(idle.cooperative_cycles, 304 * 25 * 1024.0 / 132 + 3 * 3300, 1e-6);
+  EXPECT_EQ(idle.pingpong_width, 160);
+  EXPECT_NEAR(idle.pingpong_cycles, 4 * 25 * 640 * 1.02 * 1.01, 1e-6);
+  EXPECT_NEAR(idle.rule_cycles, 4 * 25 * 704 * 1.01, 1e-6);
+  EXPECT_TRUE(idle.weighs_launched);
+  EXPECT_LT(idle.rule_rounds, kPingPongMinRounds);  // the rounds clause does not hold
+  EXPECT_TRUE(idle.pingpong);
+  // The same rounds, but a ragged last tile row (2040) or rows off the lines (K = 1616): kernel 15.
+  EXPECT_TRUE(estimate_pingpong(2040, 4800, 1600, kClusters).idle_clusters);
+  EXPECT_FALSE(estimate_pingpong(2040, 4800, 1600, kClusters).pingpong);
+  EXPECT_FALSE(estimate_pingpong(2048, 4800, 1616, kClusters).pingpong);
+  // 3072 × 6144 × 1152: 288 cluster tiles in 5 rounds on 58 clusters, the model 10 % ahead, but kernel 14 launches
+  // 128 × 144: kernel 15.
+  const PingPongEstimate narrow = estimate_pingpong(3072, 6144, 1152, kClusters);
+  EXPECT_TRUE(narrow.idle_clusters);
+  EXPECT_EQ(narrow.pingpong_width, 144);
+  EXPECT_FALSE(narrow.pingpong);
+  // 1024 × 28672 × 4096 (a preset) and 4096 × 8192 × 4096 (the 16-round guard's shape): rounds on 64 of 66 clusters,
+  // more than 0.95 of them: no idle clause, kernel 15.
+  for (const auto& [m, n, k] : {std::array{1024, 28672, 4096}, std::array{4096, 8192, 4096}}) {
+    const PingPongEstimate busy = estimate_pingpong(m, n, k, kClusters);
+    EXPECT_EQ(busy.few_tiles_plan.schedule.workers, 64) << m << "x" << n << "x" << k;
+    EXPECT_FALSE(busy.idle_clusters) << m << "x" << n << "x" << k;
+    EXPECT_FALSE(busy.pingpong) << m << "x" << n << "x" << k;
+  }
 }
 
 // The rule weighs kernel 14 at 176 or 184 columns; the kernel then launches the best of 144, 160, 176 and 184, each
