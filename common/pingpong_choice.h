@@ -195,6 +195,7 @@ struct PingPongEstimate {
   bool few_tiles = false;         // kernel 15 takes narrow tiles, or has fewer 128 × 256 cluster tiles than clusters
   bool split_last_round = false;  // many tiles, and kernel 15 splits its last round along K
   bool idle_clusters = false;     // many tiles, and kernel 15's whole rounds leave 5 % of the clusters idle or more
+  bool idle_clause = false;       // that, on whole tile rows on the lines, kernel 14 at 160 columns or more: the clause
   FewTilesPlan few_tiles_plan;    // kernel 15's plan: tile size, clusters, schedule
   double pingpong_cycles = 0;     // per SM, as kernel 14 launches: its plan's width and orientation
   int pingpong_cluster_tiles = 0; // its cluster tiles (two CTAs along M of the problem it computes) with that width
@@ -241,6 +242,8 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
   estimate.idle_clusters = !estimate.few_tiles && !plan.schedule.splits() &&
                            plan.schedule.workers <= kIdleClauseBusyShare * plan.resident_clusters;
+  estimate.idle_clause =
+      estimate.idle_clusters && weighs_launched_width(m, k) && estimate.pingpong_width >= kIdleClauseMinWidth;
   estimate.weighs_launched = weighs_launched_width(m, k) && estimate.pingpong_cycles < estimate.rule_cycles;
   estimate.k_aligned = rows_on_sectors(k);
   estimate.pingpong =
@@ -249,8 +252,7 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
         (!estimate.few_tiles && estimate.rule_rounds >= kPingPongMinRounds &&
          estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.rule_cycles) ||
         (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.clause_cycles()) ||
-        (estimate.idle_clusters && weighs_launched_width(m, k) && estimate.pingpong_width >= kIdleClauseMinWidth &&
-         estimate.cooperative_cycles >= kPingPongMargin * estimate.clause_cycles()))) ||
+        (estimate.idle_clause && estimate.cooperative_cycles >= kPingPongMargin * estimate.clause_cycles()))) ||
       (estimate.pingpong_transposed && (estimate.k_aligned || !plan.quad_clusters()) &&
        estimate.cooperative_cycles >= kPingPongTransposedMargin * estimate.pingpong_cycles);
   return estimate;

@@ -151,8 +151,7 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   else if (estimate.split_last_round)
     line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule"
          << (estimate.weighs_launched ? " at 128x" + std::to_string(estimate.pingpong_width) : std::string());
-  else if (estimate.idle_clusters && weighs_launched_width(shape.m, shape.k) &&
-           estimate.pingpong_width >= kIdleClauseMinWidth)
+  else if (estimate.idle_clause)
     line << rounds_rule << ", or " << percent(kPingPongMargin - 1) << " ahead with 15's rounds on "
          << estimate.few_tiles_plan.schedule.workers << " of " << estimate.few_tiles_plan.resident_clusters
          << " clusters"

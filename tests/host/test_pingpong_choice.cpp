@@ -91,6 +91,7 @@ TEST(PingPongChoice, IdleClauseWhereKernelFifteensRoundsLeaveClustersIdle) {
   EXPECT_EQ(idle.few_tiles_plan.cluster_tiles, 152);
   EXPECT_EQ(idle.few_tiles_plan.schedule.workers, 51);
   EXPECT_TRUE(idle.idle_clusters);
+  EXPECT_TRUE(idle.idle_clause);
   EXPECT_NEAR(idle.cooperative_cycles, 304 * 25 * 1024.0 / 132 + 3 * 3300, 1e-6);
   EXPECT_EQ(idle.pingpong_width, 160);
   EXPECT_NEAR(idle.pingpong_cycles, 4 * 25 * 640 * 1.02 * 1.01, 1e-6);
@@ -99,14 +100,18 @@ TEST(PingPongChoice, IdleClauseWhereKernelFifteensRoundsLeaveClustersIdle) {
   EXPECT_LT(idle.rule_rounds, kPingPongMinRounds);  // the rounds clause does not hold
   EXPECT_TRUE(idle.pingpong);
   // The same rounds, but a ragged last tile row (2040) or rows off the lines (K = 1616): kernel 15.
-  EXPECT_TRUE(estimate_pingpong(2040, 4800, 1600, kClusters).idle_clusters);
-  EXPECT_FALSE(estimate_pingpong(2040, 4800, 1600, kClusters).pingpong);
-  EXPECT_FALSE(estimate_pingpong(2048, 4800, 1616, kClusters).pingpong);
+  for (const auto& [m, n, k] : {std::array{2040, 4800, 1600}, std::array{2048, 4800, 1616}}) {
+    const PingPongEstimate off = estimate_pingpong(m, n, k, kClusters);
+    EXPECT_TRUE(off.idle_clusters) << m << "x" << n << "x" << k;
+    EXPECT_FALSE(off.idle_clause) << m << "x" << n << "x" << k;
+    EXPECT_FALSE(off.pingpong) << m << "x" << n << "x" << k;
+  }
   // 3072 × 6144 × 1152: 288 cluster tiles in 5 rounds on 58 clusters, the model 10 % ahead, but kernel 14 launches
   // 128 × 144: kernel 15.
   const PingPongEstimate narrow = estimate_pingpong(3072, 6144, 1152, kClusters);
   EXPECT_TRUE(narrow.idle_clusters);
   EXPECT_EQ(narrow.pingpong_width, 144);
+  EXPECT_FALSE(narrow.idle_clause);
   EXPECT_FALSE(narrow.pingpong);
   // 1024 × 28672 × 4096 (a preset) and 4096 × 8192 × 4096 (the 16-round guard's shape): rounds on 64 of 66 clusters,
   // more than 0.95 of them: no idle clause, kernel 15.
