@@ -40,7 +40,7 @@
 // kernel 15's whole rounds leave 5 % of the clusters idle or more (kernel 13's policy where a split of the last round
 // does not pay: 2048 × 4800 × 1600 is 152 cluster tiles in 3 rounds on 51 of 66 clusters), at any number of rounds,
 // wherever the model puts the ping-pong kPingPongMargin ahead, weighed as the split clause weighs it (the idle clause,
-// PingPongEstimate::idle_clusters): kernel 15 leaves part of the GPU idle in every round there, as with few tiles, and
+// PingPongEstimate::idle_clause): kernel 15 leaves part of the GPU idle in every round there, as with few tiles, and
 // the 16-round guard kept kernel 14 out. Only on whole tile rows on the lines (weighs_launched_width, below), where
 // kernel 14 launches 160 columns or more (kIdleClauseMinWidth) and kernel 15's rounds run on at most
 // kIdleClauseBusyShare of the clusters: on fresh shapes where the clause moved the launch, each of its forms without

@@ -143,6 +143,9 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   line << "; ";
   const std::string rounds_rule =
       "14 if " + std::to_string(kPingPongMinRounds) + "+ rounds and " + percent(kPingPongRoundsMargin - 1) + " ahead";
+  // The width the split and idle clauses weigh kernel 14 at, where it is not the rule's.
+  const std::string clause_width =
+      estimate.weighs_launched ? " at 128x" + std::to_string(estimate.pingpong_width) : std::string();
   if (!estimate.k_aligned)  // rows off the sectors: the transposed clause alone
     line << "K not a multiple of " << kSectorAlignedK << ": 14 only with C transposed, if "
          << percent(kPingPongTransposedMargin - 1) << " ahead and 15 not in 2x2 clusters";
@@ -150,12 +153,11 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
     line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead";
   else if (estimate.split_last_round)
     line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule"
-         << (estimate.weighs_launched ? " at 128x" + std::to_string(estimate.pingpong_width) : std::string());
+         << clause_width;
   else if (estimate.idle_clause)
     line << rounds_rule << ", or " << percent(kPingPongMargin - 1) << " ahead with 15's rounds on "
          << estimate.few_tiles_plan.schedule.workers << " of " << estimate.few_tiles_plan.resident_clusters
-         << " clusters"
-         << (estimate.weighs_launched ? " at 128x" + std::to_string(estimate.pingpong_width) : std::string());
+         << " clusters" << clause_width;
   else
     line << rounds_rule;
   if (estimate.k_aligned && estimate.pingpong_transposed)
