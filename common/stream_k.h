@@ -239,6 +239,10 @@ struct StreamKSchedule {
 
  private:
   __host__ __device__ WorkUnit first_split_unit(int worker) const {
+    // With every tile whole there is no split run, and no need to divide it among the workers: on the device that
+    // division is a called 64-bit subroutine, and the consumers ask for their next unit between their last tile's
+    // first and last store rounds (docs/log/15_few_tiles.md, section 53).
+    if (!splits()) return {};
     return split_unit(split_begin(worker), split_begin(worker + 1));
   }
 

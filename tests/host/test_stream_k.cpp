@@ -146,6 +146,53 @@ TEST(StreamK, EachRoundStartsWhereTheRoundBeforeEnded) {
 }
 
 // The order pinned: 10 tiles of 8 k blocks on 4 workers (left unsplit: rounds 0 and 1 whole, round 2 half).
+// Each worker's units as plain 64-bit arithmetic gives them, worked out here: its whole tiles round robin, then one
+// contiguous run of split iterations [S + W·i/P, S + W·(i+1)/P) (S the whole tiles' iterations, W the split ones, P
+// workers), cut at tile ends; and a worker contributes to a tile exactly when its run starts inside it. The cases put
+// W·i and the iterations themselves on both sides of 2^32, and include a schedule without split tiles, where a
+// worker's units are its whole tiles alone (first_split_unit returns at once).
+TEST(StreamK, UnitsAsPlainArithmeticGivesThem) {
+  struct Case {
+    int tiles, k_blocks, workers, whole_tiles;
+  };
+  for (const Case c : {Case{66, 64, 132, 0}, Case{1000, 40000, 132, 0}, Case{200000, 40000, 132, 0},
+                       Case{200000, 40000, 132, 199900}, Case{264, 64, 132, 264}}) {
+    SCOPED_TRACE(testing::Message() << c.tiles << " tiles of " << c.k_blocks << " k blocks on " << c.workers
+                                    << " workers, " << c.whole_tiles << " whole");
+    const StreamKSchedule schedule{c.tiles, c.k_blocks, c.workers, c.whole_tiles};
+    const uint64_t k = static_cast<uint64_t>(c.k_blocks);
+    const uint64_t split_iterations = static_cast<uint64_t>(c.tiles - c.whole_tiles) * k;
+    const uint64_t split_start = static_cast<uint64_t>(c.whole_tiles) * k;
+    for (int worker = 0; worker < c.workers; ++worker) {
+      const uint64_t begin = split_start + split_iterations * static_cast<uint64_t>(worker) / c.workers;
+      const uint64_t end = split_start + split_iterations * static_cast<uint64_t>(worker + 1) / c.workers;
+      ASSERT_EQ(schedule.split_begin(worker), static_cast<int64_t>(begin));
+      const std::vector<WorkUnit> units = units_of(schedule, worker);
+      size_t unit = 0;
+      for (int tile = worker; tile < c.whole_tiles; tile += c.workers, ++unit) {
+        ASSERT_LT(unit, units.size());
+        EXPECT_EQ(units[unit].tile, tile);
+        EXPECT_EQ(units[unit].k_begin, 0);
+        EXPECT_EQ(units[unit].k_end, c.k_blocks);
+      }
+      for (uint64_t at = begin; at < end; ++unit) {
+        ASSERT_LT(unit, units.size());
+        const uint64_t tile = at / k, unit_end = std::min(end, (tile + 1) * k);
+        EXPECT_EQ(static_cast<uint64_t>(units[unit].tile), tile);
+        EXPECT_EQ(static_cast<uint64_t>(units[unit].k_begin), at - tile * k);
+        EXPECT_EQ(static_cast<uint64_t>(units[unit].k_end), unit_end - tile * k);
+        at = unit_end;
+      }
+      EXPECT_EQ(unit, units.size()) << "units past the worker's run";
+      if (begin < end) {
+        const int tile = static_cast<int>(begin / k);
+        EXPECT_EQ(schedule.contributes_to(worker, tile), begin % k != 0);
+        EXPECT_FALSE(schedule.contributes_to(worker, tile + 1));
+      }
+    }
+  }
+}
+
 TEST(StreamK, KBlockOrderPinned) {
   const StreamKSchedule schedule = StreamKSchedule::make(10, 8, 4);
   ASSERT_FALSE(schedule.splits());
