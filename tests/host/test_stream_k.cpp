@@ -145,7 +145,6 @@ TEST(StreamK, EachRoundStartsWhereTheRoundBeforeEnded) {
   EXPECT_GE(split, 3);
 }
 
-// The order pinned: 10 tiles of 8 k blocks on 4 workers (left unsplit: rounds 0 and 1 whole, round 2 half).
 // Each worker's units as plain 64-bit arithmetic gives them, worked out here: its whole tiles round robin, then one
 // contiguous run of split iterations [S + W·i/P, S + W·(i+1)/P) (S the whole tiles' iterations, W the split ones, P
 // workers), cut at tile ends; and a worker contributes to a tile exactly when its run starts inside it. The cases put
@@ -193,6 +192,7 @@ TEST(StreamK, UnitsAsPlainArithmeticGivesThem) {
   }
 }
 
+// The order pinned: 10 tiles of 8 k blocks on 4 workers (left unsplit: rounds 0 and 1 whole, round 2 half).
 TEST(StreamK, KBlockOrderPinned) {
   const StreamKSchedule schedule = StreamKSchedule::make(10, 8, 4);
   ASSERT_FALSE(schedule.splits());
