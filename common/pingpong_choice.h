@@ -242,9 +242,10 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   estimate.split_last_round = !estimate.few_tiles && plan.schedule.splits();
   estimate.idle_clusters = !estimate.few_tiles && !plan.schedule.splits() &&
                            plan.schedule.workers <= kIdleClauseBusyShare * plan.resident_clusters;
+  const bool whole_rows_on_lines = weighs_launched_width(m, k);
   estimate.idle_clause =
-      estimate.idle_clusters && weighs_launched_width(m, k) && estimate.pingpong_width >= kIdleClauseMinWidth;
-  estimate.weighs_launched = weighs_launched_width(m, k) && estimate.pingpong_cycles < estimate.rule_cycles;
+      estimate.idle_clusters && whole_rows_on_lines && estimate.pingpong_width >= kIdleClauseMinWidth;
+  estimate.weighs_launched = whole_rows_on_lines && estimate.pingpong_cycles < estimate.rule_cycles;
   estimate.k_aligned = rows_on_sectors(k);
   estimate.pingpong =
       (estimate.k_aligned &&
