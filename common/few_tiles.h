@@ -119,9 +119,10 @@ __host__ __device__ constexpr FewTilesTiling few_tiles_tiling(int index) {
     default: return {128, 96, 384 * kFitted96Factor};
   }
 }
-// Whether a tiling is a fitted width: 128 rows, a width that is no multiple of the 64-column store box.
+// Whether a tiling is a fitted width: a width that is no multiple of the 64-column store box (128 rows here, 64 rows in
+// with_fitted_rows64_width below).
 __host__ __device__ constexpr bool fitted_width(int block_m, int block_n) {
-  return block_m == 128 && block_n % 64 != 0;
+  return (block_m == 128 || block_m == 64) && block_n % 64 != 0;
 }
 
 // CTA tiles (block_m × block_n) an m × n problem computes in clusters of cluster_m × cluster_n CTAs, those outside C
@@ -500,13 +501,50 @@ __host__ __device__ constexpr bool transposed_candidate(int m) {
   return m > 128 && m < kTransposedMaxM && m % 128 != 0;
 }
 
+// 64-row fitted widths. Where the plan runs one round of whole tiles on fewer clusters than the GPU keeps resident (a
+// few hundred tokens and a narrow N: 128 × 4608 × 3584 in 64 × 128 tiles on 36 of 66 clusters), cuBLAS runs 64-row
+// tiles of a width fitted to about one round of its SMs (there 64 × 80 on 120 SMs, at 256 × 3072 × 3072 64 × 112;
+// Nsight Compute on an H100, docs/log/15_few_tiles.md, section 54). So the pick is replaced by one round of whole
+// 64 × 80, 64 × 96 or 64 × 112 tiles (one consumer warpgroup, in 2 × 1 clusters), the narrowest whose cluster tiles
+// fit the resident clusters, where they are more than the pick's. Measured on an H100 against the pick, not modelled:
+// a 64 × 80 k block took about as long as a 64 × 128 one (250-330 ns: launch times less 6 µs over the k blocks, an
+// inference), so the gain is the clusters it busies, and the replaced pick's cycles stand for it in kernel 16's
+// comparisons. On the 14 shapes of the earlier model sets where it applies 0.91-1.00 of kernel 15's time (about
+// 0.96), and on 20 shapes drawn at random 0.930 and 0.932 in two runs, none 2 % slower (0.795 to 0.854 × cuBLAS;
+// section 54, calls 4 and 5). Not where the pick splits (at M ≤ 128, 20 drawn shapes whose pick split 128-row tiles
+// along a long K took 1.11 times the time, up to 1.28), nor for Cᵀ, 2 × 2 clusters or 64 tokens or fewer (a 2 × 1
+// cluster's second CTA would lie wholly below M).
+constexpr int kFittedRows64Widths = 3;
+__host__ __device__ constexpr int fitted_rows64_width(int index) { return 80 + 16 * index; }  // 80, 96, 112
+__host__ __device__ constexpr FewTilesPlan with_fitted_rows64_width(const FewTilesPlan& plan, int m, int n) {
+  if (plan.transposed || plan.quad_clusters() || plan.schedule.splits() || m <= 64 ||
+      plan.cluster_tiles >= plan.resident_clusters)
+    return plan;
+  for (int index = 0; index < kFittedRows64Widths; ++index) {  // narrowest first
+    const int width = fitted_rows64_width(index);
+    const long long rows = ((m + 63) / 64 + 1) / 2, columns = (n + width - 1) / width;
+    if (rows * columns > plan.resident_clusters) continue;
+    if (rows * columns <= plan.cluster_tiles) return plan;
+    FewTilesPlan fitted = plan;  // its cycles and margins kept: see above
+    fitted.block_m = 64;
+    fitted.block_n = width;
+    fitted.cluster_m = 2;
+    fitted.cluster_n = 1;
+    fitted.cluster_tiles = static_cast<int>(rows * columns);
+    fitted.schedule = {fitted.cluster_tiles, plan.k_blocks, fitted.cluster_tiles, fitted.cluster_tiles};
+    fitted.whole_over_dram = false;
+    return fitted;
+  }
+  return plan;
+}
+
 // Kernel 15's plan for C or for Cᵀ: plan_few_tiles(m, n, k, ...), or, for a candidate M, plan_few_tiles(n, m, k, ...)
 // marked transposed where its cycles times kTransposedMargin are at most the first's, unless it splits over every
-// cluster.
+// cluster; for C, with a 64-row fitted width where with_fitted_rows64_width takes one.
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles_or_transposed(int m, int n, int k, int clusters,
                                                                         int quad_clusters = 0,
                                                                         FewTilesMemory memory = {}) {
-  const FewTilesPlan plan = plan_few_tiles(m, n, k, clusters, -1, quad_clusters, memory);
+  const FewTilesPlan plan = with_fitted_rows64_width(plan_few_tiles(m, n, k, clusters, -1, quad_clusters, memory), m, n);
   if (!transposed_candidate(m)) return plan;
   FewTilesPlan transposed = plan_few_tiles(n, m, k, clusters, -1, quad_clusters, memory);
   if (transposed.splits_over_every_cluster() || kTransposedMargin * transposed.cycles > plan.cycles) return plan;

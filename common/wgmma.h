@@ -1,6 +1,6 @@
 // wgmma: Hopper's warpgroup-level asynchronous matrix multiply. Introduced by kernel 03 (kernel 05 adds m64n256,
-// kernel 14 m64n144, m64n160, m64n176 and m64n184, kernel 15 m64n192; wgmma_m64nNk16 picks one by width); the
-// descriptors it reads its operands through are in common/wgmma_descriptor.h.
+// kernel 14 m64n144, m64n160, m64n176 and m64n184, kernel 15 m64n192, m64n96, m64n80 and m64n112; wgmma_m64nNk16 picks
+// one by width); the descriptors it reads its operands through are in common/wgmma_descriptor.h.
 //
 // A warpgroup is 4 consecutive warps (128 threads, the first warp index a multiple of 4). wgmma.mma_async
 // multiplies a 64×16 tile of A by a 16×N tile of B, both read straight from shared memory through 64-bit
@@ -71,6 +71,30 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t descri
       : "l"(descriptor_a), "l"(descriptor_b), "r"(static_cast<uint32_t>(accumulate)));
 }
 
+// D(64×80, fp32, registers) = A(64×16, smem) · B(80×16, smem)ᵀ + (accumulate ? D : 0) for one warpgroup:
+// kernel 15's 64-row fitted width 64 × 80, one consumer warpgroup, where few tokens leave clusters idle. SASS:
+// HGMMA.64x80x16.F32.BF16.
+__device__ __forceinline__ void wgmma_m64n80k16(float (&d)[40], uint64_t descriptor_a, uint64_t descriptor_b,
+                                                bool accumulate = true) {
+  asm volatile(
+      "{\n"
+      ".reg .pred scale_d;\n"
+      "setp.ne.b32 scale_d, %42, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+      "%32, %33, %34, %35, %36, %37, %38, %39"
+      "}, %40, %41, scale_d, 1, 1, 0, 0;\n"
+      "}\n"
+      :
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+      : "l"(descriptor_a), "l"(descriptor_b), "r"(static_cast<uint32_t>(accumulate)));
+}
+
 // D(64×96, fp32, registers) = A(64×16, smem) · B(96×16, smem)ᵀ + (accumulate ? D : 0) for one warpgroup:
 // kernel 15's tile 128 × 96, two consumer warpgroups where 96 columns fill about one round. SASS:
 // HGMMA.64x96x16.F32.BF16.
@@ -93,6 +117,32 @@ __device__ __forceinline__ void wgmma_m64n96k16(float (&d)[48], uint64_t descrip
         "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
         "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
         "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+      : "l"(descriptor_a), "l"(descriptor_b), "r"(static_cast<uint32_t>(accumulate)));
+}
+
+// D(64×112, fp32, registers) = A(64×16, smem) · B(112×16, smem)ᵀ + (accumulate ? D : 0) for one warpgroup:
+// kernel 15's 64-row fitted width 64 × 112. SASS: HGMMA.64x112x16.F32.BF16.
+__device__ __forceinline__ void wgmma_m64n112k16(float (&d)[56], uint64_t descriptor_a, uint64_t descriptor_b,
+                                                bool accumulate = true) {
+  asm volatile(
+      "{\n"
+      ".reg .pred scale_d;\n"
+      "setp.ne.b32 scale_d, %58, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+      "%48, %49, %50, %51, %52, %53, %54, %55"
+      "}, %56, %57, scale_d, 1, 1, 0, 0;\n"
+      "}\n"
+      :
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
       : "l"(descriptor_a), "l"(descriptor_b), "r"(static_cast<uint32_t>(accumulate)));
 }
 
@@ -297,10 +347,15 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t descr
 template <int kN>
 __device__ __forceinline__ void wgmma_m64nNk16(float (&d)[kN / 2], uint64_t descriptor_a, uint64_t descriptor_b,
                                                bool accumulate = true) {
-  static_assert(kN == 96 || kN == 128 || kN == 144 || kN == 160 || kN == 176 || kN == 184 || kN == 192 || kN == 256,
+  static_assert(kN == 80 || kN == 96 || kN == 112 || kN == 128 || kN == 144 || kN == 160 || kN == 176 || kN == 184 ||
+                    kN == 192 || kN == 256,
                 "no wrapper above for this width");
-  if constexpr (kN == 96)
+  if constexpr (kN == 80)
+    wgmma_m64n80k16(d, descriptor_a, descriptor_b, accumulate);
+  else if constexpr (kN == 96)
     wgmma_m64n96k16(d, descriptor_a, descriptor_b, accumulate);
+  else if constexpr (kN == 112)
+    wgmma_m64n112k16(d, descriptor_a, descriptor_b, accumulate);
   else if constexpr (kN == 128)
     wgmma_m64n128k16(d, descriptor_a, descriptor_b, accumulate);
   else if constexpr (kN == 144)

@@ -11,9 +11,11 @@
 //    only as one round of whole tiles on more than half the clusters, where 128, 192 and 256 columns leave many idle
 //    (640 × 3584 × 18944: 25 tiles of 144 across, 65 cluster tiles); and so 128 × 96, as many tiles as 64 × 192 on
 //    two consumer warpgroups instead of one (256 × 6144 × 4096: 2 × 64 tiles), in 2 × 1 clusters with no CTA wholly
-//    below M. The tile is a template parameter (Tiling): the wgmma's N is its width, the stages as many as fit in
-//    200 KB; a fitted width's columns past its last 64-column store box go from the registers straight to C. cuBLAS
-//    runs such tiles on such shapes.
+//    below M. Where the plan's one round of whole tiles still leaves clusters idle, 64-row fitted widths, 64 × 80, 96
+//    or 112 in 2 × 1 clusters, busy more of them (128 × 4608 × 3584: 58 cluster tiles of 64 × 80 for 36 of 64 × 128).
+//    The tile is a template parameter (Tiling): the wgmma's N is its width, the stages as many as fit in 200 KB; a
+//    fitted width's columns past its last 64-column store box go from the registers straight to C. cuBLAS runs such
+//    tiles on such shapes.
 // 2. All resident clusters are launched, and when the tiles are fewer than the clusters and a split pays, every tile is
 //    split along K (common/stream_k.h): over all of them (make_few_tiles: each cluster gets the same number of k
 //    blocks, the tail of one tile and the head of the next) or, where the tiles are at most half the clusters, into
@@ -98,7 +100,7 @@ constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest
 
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
 // two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128
-// (or, with 128 rows, a fitted width: 176, 160, 144 or 96),
+// (or, with 128 rows, a fitted width: 176, 160, 144 or 96; with 64, 80, 96 or 112),
 // and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B), 1 × 2 (along N, they
 // share A) or 2 × 2 (both); kTransposed where the kernel computes Cᵀ = B·Aᵀ and stores it into C.
 template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_, bool kTransposed_ = false>
@@ -131,10 +133,9 @@ struct Tiling {
   static constexpr int kPackedPerRound = 2 * kChunksPerRound;            // a round's accumulators as bf16 pairs
   static constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile
   static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128 || kBlockN == 176 || kBlockN == 160 ||
-                    kBlockN == 144 || kBlockN == 96,
-                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144, 128 or 96");
+                    kBlockN == 144 || kBlockN == 112 || kBlockN == 96 || kBlockN == 80,
+                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144, 128, 112, 96 or 80");
   static_assert(kBlockM == 128 || kBlockM == 64, "two consumer warpgroups or one");
-  static_assert(kTailChunks == 0 || kBlockM == 128, "fitted widths are 128-row tiles");
   static_assert(kBoxedCols % (kBoxCols * kStoreRounds) == 0);
   static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
   static_assert(kBlockM % (8 * kClusterN) == 0 && kBlockN % (8 * kClusterM) == 0,
@@ -516,6 +517,17 @@ GemmLaunch prepare_oriented(const GemmProblem& problem, const FewTilesPlan& plan
 // The plan's tile size, for C or for Cᵀ.
 template <bool kTransposed>
 GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
+  if (plan.block_m == 64 && fitted_width(plan.block_m, plan.block_n)) {
+    if constexpr (!kTransposed) {  // the 64-row fitted widths: for C, in 2 × 1 clusters only (common/few_tiles.h)
+      if (plan.cluster_along_n() || plan.quad_clusters())
+        throw std::logic_error("kernel 15 has its 64-row fitted widths in 2 × 1 clusters only");
+      if (plan.block_n == 80) return prepare_tiling<Tiling<64, 80, 2, 1>>(problem, plan.schedule);
+      if (plan.block_n == 96) return prepare_tiling<Tiling<64, 96, 2, 1>>(problem, plan.schedule);
+      return prepare_tiling<Tiling<64, 112, 2, 1>>(problem, plan.schedule);
+    } else {
+      throw std::logic_error("kernel 15 has no 64-row fitted width for Cᵀ");
+    }
+  }
   if (plan.block_m == 64)
     return plan.block_n == 192 ? prepare_oriented<64, 192, kTransposed>(problem, plan)
                                : prepare_oriented<64, 128, kTransposed>(problem, plan);
@@ -605,6 +617,9 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // sass: sm_90a TilingILi128ELi160E UTMALDG\.2D\.MULTICAST HGMMA\.64x160x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi144E UTMALDG\.2D\.MULTICAST HGMMA\.64x144x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi96ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x96x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi64ELi80ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x80x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s
+// sass: sm_90a TilingILi64ELi96ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x96x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s
+// sass: sm_90a TilingILi64ELi112ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x112x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s
 // sass: sm_90a TilingILi128ELi96ELi2ELi1ELb1E HGMMA\.64x96x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.MT88\.4 STG\.E\.U16
 // sass: sm_90a TilingILi128ELi176ELi2ELi1ELb0E STSM\.16\.M88\.4 STG\.E\s
 // sass: sm_90a TilingILi128ELi176ELi2ELi1ELb1E STSM\.16\.MT88\.4 STG\.E\.U16

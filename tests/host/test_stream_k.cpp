@@ -966,6 +966,77 @@ TEST(FewTiles, FittedWidthTestShapesTakeThem) {
   }
 }
 
+// 64-row fitted widths (with_fitted_rows64_width): where the plan runs one round of whole tiles on fewer clusters than
+// resident, one round of whole 64 × 80, 96 or 112 tiles in 2 × 1 clusters, the narrowest whose cluster tiles fit,
+// replaces it where they are more, and keeps the replaced pick's cycles. The tile counts are worked by hand: a cluster
+// row is two 64-row tiles, so 128 and 256 tokens make one and two of them; 4608 / 80 = 57.6 makes 58 columns, 3072 / 80
+// = 38.4 makes 39 (78 cluster tiles over two rows: too many), 3072 / 96 = 32; 3584 needs 112 (45 and 38 columns of 80
+// and 96 over two rows are 90 and 76).
+TEST(FewTiles, FittedRows64WidthsWhereOneRoundLeavesClustersIdle) {
+  EXPECT_EQ(fitted_rows64_width(0), 80);
+  EXPECT_EQ(fitted_rows64_width(1), 96);
+  EXPECT_EQ(fitted_rows64_width(2), 112);
+  for (const int width : {80, 96, 112}) EXPECT_TRUE(fitted_width(64, width)) << width;
+  EXPECT_FALSE(fitted_width(64, 128));
+  EXPECT_FALSE(fitted_width(64, 192));
+  struct Case {
+    int m, n, k, block_n, cluster_tiles;
+  };
+  const Case cases[] = {{128, 4608, 3584, 80, 58}, {256, 3072, 3072, 96, 64}, {256, 3584, 3584, 112, 64}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
+    const FewTilesPlan pick = plan_few_tiles(c.m, c.n, c.k, 66, -1, 0, kH200Memory);
+    EXPECT_EQ(pick.block_m, 64);  // 64 × 128 tiles whole on fewer than the 66 clusters
+    EXPECT_EQ(pick.block_n, 128);
+    EXPECT_FALSE(pick.schedule.splits());
+    EXPECT_LT(pick.cluster_tiles, 66);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, 0, kH200Memory);
+    EXPECT_EQ(plan.block_m, 64);
+    EXPECT_EQ(plan.block_n, c.block_n);
+    EXPECT_EQ(plan.cluster_m, 2);
+    EXPECT_EQ(plan.cluster_n, 1);
+    EXPECT_FALSE(plan.transposed);
+    EXPECT_EQ(plan.cluster_tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.schedule.tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.schedule.workers, c.cluster_tiles);  // one whole tile a cluster
+    EXPECT_EQ(plan.schedule.whole_tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.k_blocks, c.k / 64);
+    EXPECT_DOUBLE_EQ(plan.cycles, pick.cycles);
+    EXPECT_DOUBLE_EQ(plan.schedule_cycles, pick.schedule_cycles);
+  }
+  // Not where the pick splits (128 × 4096 × 4096: 64 × 128 tiles in two equal shares), at 64 tokens or fewer, where no
+  // width fits in one round (512 × 4096 × 4096: 4 cluster rows of 52 columns of 80), nor for Cᵀ.
+  const FewTilesPlan split = plan_few_tiles_or_transposed(128, 4096, 4096, 66, 0, kH200Memory);
+  EXPECT_EQ(split.block_n, 128);
+  EXPECT_EQ(split.schedule.even_shares(), 2);
+  const FewTilesPlan few_tokens = plan_few_tiles_or_transposed(64, 4608, 3584, 66, 0, kH200Memory);
+  EXPECT_FALSE(fitted_width(few_tokens.block_m, few_tokens.block_n));
+  const FewTilesPlan no_fit = plan_few_tiles_or_transposed(512, 4096, 4096, 66, 0, kH200Memory);
+  EXPECT_EQ(no_fit.block_m, 128);
+  const FewTilesPlan transposed = plan_few_tiles_or_transposed(568, 5384, 14128, 66, 0, kH200Memory);
+  EXPECT_TRUE(transposed.transposed);
+  EXPECT_EQ(transposed.block_m, 128);
+}
+
+// The shapes of the GPU test gpu_fitted_rows64_kernel_15 (tests/CMakeLists.txt) take the widths it says, as kernel 15's
+// launcher plans them on an H200 (66 clusters of two, 30 of four off the lines).
+TEST(FewTiles, FittedRows64TestShapesTakeThem) {
+  struct Case {
+    int m, n, k, block_n;
+  };
+  const Case cases[] = {{128, 4608, 3584, 80}, {189, 3048, 3200, 96}, {350, 2184, 1216, 112}, {899, 880, 456, 112}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
+    const FewTilesPlan plan =
+        plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, kH200Memory);
+    EXPECT_EQ(plan.block_m, 64);
+    EXPECT_EQ(plan.block_n, c.block_n);
+    EXPECT_FALSE(plan.cluster_along_n());
+    EXPECT_FALSE(plan.quad_clusters());
+    EXPECT_FALSE(plan.schedule.splits());
+  }
+}
+
 // The shapes the GPU tests give kernel 15 for its splits take the schedules their comments name, as kernel 15's
 // launcher plans them on an H200 (66 clusters of two, 30 of four where the rows are off the lines, its DRAM rate and
 // L2; the launcher asks the GPU for these, so on another GPU some may plan otherwise): the check suite's
@@ -1121,8 +1192,9 @@ TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
 // schedule that does every k block of every tile once, in a fix-up order the kernel can follow, on at most the
 // resident clusters; Cᵀ only for ragged token counts, 2 × 2 clusters only off the lines.
 TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
-  const std::set<std::pair<int, int>> tilings = {{128, 256}, {128, 192}, {128, 176}, {128, 160},
-                                                 {128, 144}, {128, 128}, {64, 192},  {64, 128}};
+  const std::set<std::pair<int, int>> tilings = {{128, 256}, {128, 192}, {128, 176}, {128, 160}, {128, 144},
+                                                 {128, 128}, {128, 96},  {64, 192},  {64, 128},  {64, 112},
+                                                 {64, 96},   {64, 80}};
   std::mt19937 draw(20261205);
   std::uniform_int_distribution<int> tokens(1, 2300), eighths(1, 30000 / 8);
   int transposed = 0, quads = 0, splits = 0, fitted = 0;
@@ -1144,6 +1216,12 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
       }
       if (plan.transposed) {
         EXPECT_TRUE(transposed_candidate(m));
+      }
+      if (plan.block_m == 64 && fitted_width(plan.block_m, plan.block_n)) {  // kernel 15's only instances of them
+        EXPECT_FALSE(plan.transposed);
+        EXPECT_EQ(plan.cluster_m, 2);
+        EXPECT_EQ(plan.cluster_n, 1);
+        EXPECT_FALSE(plan.schedule.splits());
       }
       const int rows = plan.transposed ? n : m, columns = plan.transposed ? m : n;
       EXPECT_EQ(plan.cluster_tiles, ceil_div(ceil_div(rows, plan.block_m), plan.cluster_m) *
