@@ -939,28 +939,32 @@ TEST(FewTiles, NinetySixWideOnlyWhereClusterRowsFill) {
   EXPECT_FALSE(forced.cluster_along_n());
 }
 
-// The shapes of the GPU test gpu_fitted_widths_kernel_15 (tests/CMakeLists.txt) take what it says they take, as kernel
-// 15's launcher plans them (2 × 2 clusters costed only off the lines): each fitted width in 2 × 1 and in 1 × 2 clusters
-// (128 × 96 in 2 × 1 only), 144 and 96 for Cᵀ (on 400000 shapes drawn at random, M 150-2100, the plan took 160 and 176
-// for Cᵀ on none).
+// The shapes of the GPU tests gpu_fitted_widths_kernel_15 and gpu_fitted_rows64_kernel_15 (tests/CMakeLists.txt) take
+// what they say they take, as kernel 15's launcher plans them (2 × 2 clusters costed only off the lines): each 128-row
+// fitted width in 2 × 1 and in 1 × 2 clusters (128 × 96 in 2 × 1 only), 144 and 96 for Cᵀ (on 400000 shapes drawn at
+// random, M 150-2100, the plan took 160 and 176 for Cᵀ on none); and each 64-row fitted width, in 2 × 1 clusters.
 TEST(FewTiles, FittedWidthTestShapesTakeThem) {
   struct Case {
-    int m, n, k, block_n;
+    int m, n, k, block_m, block_n;
     bool along_n, transposed;
   };
-  const Case cases[] = {{1733, 1288, 1024, 144, false, false}, {2033, 1264, 720, 160, false, false},
-                        {630, 3864, 15760, 176, false, false}, {792, 2776, 488, 144, false, true},
-                        {637, 3576, 14208, 144, true, false},  {634, 4000, 20736, 160, true, false},
-                        {863, 3032, 24048, 176, true, false},  {242, 5240, 5824, 96, false, false},
-                        {452, 2568, 6464, 96, false, false},   {263, 4816, 18240, 96, false, true},
-                        {405, 3304, 16128, 96, false, true}};
+  const Case cases[] = {
+      {1733, 1288, 1024, 128, 144, false, false}, {2033, 1264, 720, 128, 160, false, false},
+      {630, 3864, 15760, 128, 176, false, false}, {792, 2776, 488, 128, 144, false, true},
+      {637, 3576, 14208, 128, 144, true, false},  {634, 4000, 20736, 128, 160, true, false},
+      {863, 3032, 24048, 128, 176, true, false},  {242, 5240, 5824, 128, 96, false, false},
+      {452, 2568, 6464, 128, 96, false, false},   {263, 4816, 18240, 128, 96, false, true},
+      {405, 3304, 16128, 128, 96, false, true},   {128, 4608, 3584, 64, 80, false, false},
+      {189, 3048, 3200, 64, 96, false, false},    {350, 2184, 1216, 64, 112, false, false},
+      {899, 880, 456, 64, 112, false, false}};
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
     const FewTilesPlan plan =
         plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, kH200Memory);
-    EXPECT_EQ(plan.block_m, 128);
+    EXPECT_EQ(plan.block_m, c.block_m);
     EXPECT_EQ(plan.block_n, c.block_n);
     EXPECT_EQ(plan.cluster_along_n(), c.along_n);
+    EXPECT_FALSE(plan.quad_clusters());
     EXPECT_EQ(plan.transposed, c.transposed);
     EXPECT_FALSE(plan.schedule.splits());
   }
@@ -1016,25 +1020,6 @@ TEST(FewTiles, FittedRows64WidthsWhereOneRoundLeavesClustersIdle) {
   const FewTilesPlan transposed = plan_few_tiles_or_transposed(568, 5384, 14128, 66, 0, kH200Memory);
   EXPECT_TRUE(transposed.transposed);
   EXPECT_EQ(transposed.block_m, 128);
-}
-
-// The shapes of the GPU test gpu_fitted_rows64_kernel_15 (tests/CMakeLists.txt) take the widths it says, as kernel 15's
-// launcher plans them on an H200 (66 clusters of two, 30 of four off the lines).
-TEST(FewTiles, FittedRows64TestShapesTakeThem) {
-  struct Case {
-    int m, n, k, block_n;
-  };
-  const Case cases[] = {{128, 4608, 3584, 80}, {189, 3048, 3200, 96}, {350, 2184, 1216, 112}, {899, 880, 456, 112}};
-  for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
-    const FewTilesPlan plan =
-        plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, rows_off_lines(c.k) ? 30 : 0, kH200Memory);
-    EXPECT_EQ(plan.block_m, 64);
-    EXPECT_EQ(plan.block_n, c.block_n);
-    EXPECT_FALSE(plan.cluster_along_n());
-    EXPECT_FALSE(plan.quad_clusters());
-    EXPECT_FALSE(plan.schedule.splits());
-  }
 }
 
 // The shapes the GPU tests give kernel 15 for its splits take the schedules their comments name, as kernel 15's
