@@ -25,7 +25,7 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 
 // Arrive once and announce that `bytes` more will land on this phase through async copies. A producer announces a
 // stage's bytes only after its wait for the stage's release: until then the stage's barrier may still be in the phase
-// of the loads before, which has had its one expected arrival; an arrival made then ended the launch with an error
+// of the loads before, which has had all its expected arrivals; an arrival made then ended the launch with an error
 // when tried (docs/log/15_few_tiles.md, section 56).
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_address(barrier)), "r"(bytes)
