@@ -47,14 +47,14 @@
 // one of those conditions had shapes 5-21 % slower (rows off the lines, 128 × 144 tiles, a ragged last tile row; and at
 // 64 of 66 clusters kernel 14 took 1.01 of kernel 15's time). With all of them, on 24 fresh shapes where it moves the
 // launch, kernel 14 took 0.962 of kernel 15's time in each of two runs on an H100, none 3 % slower
-// (docs/log/15_few_tiles.md, section 52). And where the token count is ragged
-// and kernel 14's own plan computes Cᵀ (plan_pingpong), wherever that is kPingPongTransposedMargin ahead of kernel 15's
-// plan. And all of it only where K is a multiple of 16: else every other row of A and B starts 16 bytes into a
-// 32-byte sector, and kernel 14, which brings more operand bytes per output than kernel 15, measured 2-15 % slower
-// than 15 on 16 of 19 such shapes where the clauses took it (docs/log/16_dispatch.md; the exceptions: two of few
-// tiles, 0.4-1.5 % faster, and one of K = 1976, where 15 is slow for its short tiles). The constants come from
-// profiles and measurements of a few shapes; the shapes the rule was checked on after it was written down are in
-// docs/log/16_dispatch.md and docs/log/15_few_tiles.md.
+// (docs/log/15_few_tiles.md, section 52). And where the token count is ragged and kernel 14's own plan computes Cᵀ
+// (plan_pingpong), wherever that is kPingPongTransposedMargin ahead of kernel 15's plan (kPingPongTransposedWideMargin
+// where it launches 160 columns or more for 192 tokens or more). And all of it only where K is a multiple of 16: else
+// every other row of A and B starts 16 bytes into a 32-byte sector, and kernel 14, which brings more operand bytes per
+// output than kernel 15, measured 2-15 % slower than 15 on 16 of 19 such shapes where the clauses took it
+// (docs/log/16_dispatch.md; the exceptions: two of few tiles, 0.4-1.5 % faster, and one of K = 1976, where 15 is slow
+// for its short tiles). The constants come from profiles and measurements of a few shapes; the shapes the rule was
+// checked on after it was written down are in docs/log/16_dispatch.md and docs/log/15_few_tiles.md.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__ for host compilers too
@@ -176,7 +176,22 @@ __host__ __device__ constexpr PingPongPlan plan_pingpong(int m, int n, int k, in
 // and 0.83 on 16 fresh ones; the 4 of those where kernel 15 ran 2 × 2 clusters (M 138-174) gained nothing
 // (0.97-1.09), whence the guard. With the guard, on 16 fresh shapes where it moves the launch (M 138-1051), an H200:
 // 0.75 of the time in the geometric mean in each of two runs, 0.62-0.84 a shape (section 50, call D).
+// Where kernel 14 launches 160 columns or more for 192 tokens or more, kPingPongTransposedWideMargin instead. On an
+// H100, on 24 shapes drawn where a margin of 1.04 would take kernel 14 and 1.075 did not (M 129-1151, K % 64 = 0), it
+// took 0.874 and 0.879 of kernel 15's time, but three of the four shapes where it launches 144 columns were 3-7 %
+// slower in both runs (the fourth 0.79); on 24 fresh shapes of 160 columns or more, 0.872 and 0.870, but 166 × 13472 ×
+// 5056 3 % slower in both (the 21 of 192 tokens or more: none slower than 0.996); on 24 fresh shapes of 160 columns or
+// more and 192 tokens or more, 0.898 and 0.894 on an H200, none 3 % slower (kernel 16 so: 0.90 of its time
+// without) (docs/log/15_few_tiles.md, sections 57 and 58).
 constexpr double kPingPongTransposedMargin = 1.075;
+constexpr double kPingPongTransposedWideMargin = 1.04;
+constexpr int kTransposedWideMinWidth = 160;
+constexpr int kTransposedWideMinTokens = 192;
+// The margin of the clause for Cᵀ at the width kernel 14 launches and the token count (M).
+__host__ __device__ constexpr double transposed_clause_margin(int width, int tokens) {
+  return width >= kTransposedWideMinWidth && tokens >= kTransposedWideMinTokens ? kPingPongTransposedWideMargin
+                                                                                 : kPingPongTransposedMargin;
+}
 
 // Where kernel 15 splits its last round among many tiles, the split clause weighs kernel 14 at the width it would
 // launch (of its four, the one its plan puts first: pingpong_cycles) instead of the rule's two, wherever that needs
@@ -255,7 +270,7 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
         (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.clause_cycles()) ||
         (estimate.idle_clause && estimate.cooperative_cycles >= kPingPongMargin * estimate.clause_cycles()))) ||
       (estimate.pingpong_transposed && (estimate.k_aligned || !plan.quad_clusters()) &&
-       estimate.cooperative_cycles >= kPingPongTransposedMargin * estimate.pingpong_cycles);
+       estimate.cooperative_cycles >= transposed_clause_margin(estimate.pingpong_width, m) * estimate.pingpong_cycles);
   return estimate;
 }
 

@@ -148,7 +148,8 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
       estimate.weighs_launched ? " at 128x" + std::to_string(estimate.pingpong_width) : std::string();
   if (!estimate.k_aligned)  // rows off the sectors: the transposed clause alone
     line << "K not a multiple of " << kSectorAlignedK << ": 14 only with C transposed, if "
-         << percent(kPingPongTransposedMargin - 1) << " ahead and 15 not in 2x2 clusters";
+         << percent(transposed_clause_margin(estimate.pingpong_width, shape.m) - 1)
+         << " ahead and 15 not in 2x2 clusters";
   else if (estimate.few_tiles)
     line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead";
   else if (estimate.split_last_round)
@@ -161,7 +162,8 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   else
     line << rounds_rule;
   if (estimate.k_aligned && estimate.pingpong_transposed)
-    line << "; 14 with C transposed if " << percent(kPingPongTransposedMargin - 1) << " ahead";
+    line << "; 14 with C transposed if " << percent(transposed_clause_margin(estimate.pingpong_width, shape.m) - 1)
+         << " ahead";
   line << ")";
   return line.str();
 }

@@ -553,6 +553,38 @@ TEST(PingPongChoice, KernelSixteenLaunchesKernelFourteensCTransposedSevenAndAHal
   EXPECT_FALSE(under_margin.pingpong);
 }
 
+// Where kernel 14 launches 160 columns or more for 192 tokens or more, the clause for Cᵀ takes it 4 % ahead
+// (kPingPongTransposedWideMargin); at 144 columns or under 192 tokens, still 7.5 % ahead. 542 × 9320 × 9728: its Cᵀ in
+// 128 × 184 tiles, 2 rounds, kernel 15's cycles 1.070 times its own: kernel 14. 282 × 5888 × 6592: its Cᵀ in 128 × 144
+// tiles, 1.073 times: kernel 15. 166 × 13472 × 5056: 128 × 176 tiles, 1.053 times, 166 tokens: kernel 15.
+// 317 × 14672 × 18944: 128 × 160, 1.0405 times: kernel 14, just.
+TEST(PingPongChoice, TheClauseForCTransposedTakesFourPerCentWhereTheTilesAreWideAndTheTokensMany) {
+  EXPECT_EQ(transposed_clause_margin(144, 1024), kPingPongTransposedMargin);
+  EXPECT_EQ(transposed_clause_margin(160, 192), kPingPongTransposedWideMargin);
+  EXPECT_EQ(transposed_clause_margin(184, 1024), kPingPongTransposedWideMargin);
+  EXPECT_EQ(transposed_clause_margin(184, 191), kPingPongTransposedMargin);
+  const PingPongEstimate wide = estimate_pingpong(542, 9320, 9728, kClusters);
+  EXPECT_TRUE(wide.pingpong_transposed);
+  EXPECT_EQ(wide.pingpong_width, 184);
+  EXPECT_EQ(wide.pingpong_rounds, 2);
+  EXPECT_NEAR(wide.cooperative_cycles / wide.pingpong_cycles, 1.070, 0.001);
+  EXPECT_TRUE(wide.pingpong);
+  const PingPongEstimate narrow = estimate_pingpong(282, 5888, 6592, kClusters);
+  EXPECT_TRUE(narrow.pingpong_transposed);
+  EXPECT_EQ(narrow.pingpong_width, 144);
+  EXPECT_NEAR(narrow.cooperative_cycles / narrow.pingpong_cycles, 1.073, 0.001);
+  EXPECT_FALSE(narrow.pingpong);
+  const PingPongEstimate few_tokens = estimate_pingpong(166, 13472, 5056, kClusters);
+  EXPECT_TRUE(few_tokens.pingpong_transposed);
+  EXPECT_EQ(few_tokens.pingpong_width, 176);
+  EXPECT_NEAR(few_tokens.cooperative_cycles / few_tokens.pingpong_cycles, 1.053, 0.001);
+  EXPECT_FALSE(few_tokens.pingpong);
+  const PingPongEstimate at_the_margin = estimate_pingpong(317, 14672, 18944, kClusters);
+  EXPECT_EQ(at_the_margin.pingpong_width, 160);
+  EXPECT_NEAR(at_the_margin.cooperative_cycles / at_the_margin.pingpong_cycles, 1.0405, 0.0005);
+  EXPECT_TRUE(at_the_margin.pingpong);
+}
+
 // The suite's shapes for kernel 14's Cᵀ (runner/shapes.cpp): three rounds at each width, and one kernel 16 launches.
 TEST(PingPongChoice, TheTransposedShapesThatTestTheKernel) {
   for (const auto& [m, n, k, width] :
