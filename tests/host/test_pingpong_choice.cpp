@@ -554,10 +554,13 @@ TEST(PingPongChoice, KernelSixteenLaunchesKernelFourteensCTransposedSevenAndAHal
 }
 
 // Where kernel 14 launches 160 columns or more for 192 tokens or more, the clause for Cᵀ takes it 4 % ahead
-// (kPingPongTransposedWideMargin); at 144 columns or under 192 tokens, still 7.5 % ahead. 542 × 9320 × 9728: its Cᵀ in
-// 128 × 184 tiles, 2 rounds, kernel 15's cycles 1.070 times its own: kernel 14. 282 × 5888 × 6592: its Cᵀ in 128 × 144
-// tiles, 1.073 times: kernel 15. 166 × 13472 × 5056: 128 × 176 tiles, 1.053 times, 166 tokens: kernel 15.
-// 317 × 14672 × 18944: 128 × 160, 1.0405 times: kernel 14, just.
+// (kPingPongTransposedWideMargin); at 144 columns or under 192 tokens, still 7.5 % ahead. Kernel 14's side by hand (its
+// Cᵀ, N × M × K, in cluster tiles of 256 rows; k blocks of 4w cycles, 144 weighed 1.04 and 160 1.02, all 1.01, plus
+// 20 · 1024 where kernel 15's plan has few tiles). 542 × 9320 × 9728: ⌈9320 / 256⌉ · ⌈542 / 184⌉ = 37 · 3 = 111 cluster
+// tiles, 2 rounds of 152 k blocks, 2 · 152 · 736 · 1.01 + 20 · 1024; kernel 15's cycles 1.070 times that: kernel 14.
+// 282 × 5888 × 6592: 23 · 2 = 46 of 128 × 144, 1 round, 103 · 576 · 1.04 · 1.01 + 20 · 1024, 1.073 times: kernel 15.
+// 166 × 13472 × 5056: 53 · 1 of 128 × 176, 1 round, 79 · 704 · 1.01 + 20 · 1024, 1.053 times, 166 tokens: kernel 15.
+// 317 × 14672 × 18944: 58 · 2 = 116 of 128 × 160, 2 rounds, 2 · 296 · 640 · 1.02 · 1.01, 1.0405 times: kernel 14, just.
 TEST(PingPongChoice, TheClauseForCTransposedTakesFourPerCentWhereTheTilesAreWideAndTheTokensMany) {
   EXPECT_EQ(transposed_clause_margin(144, 1024), kPingPongTransposedMargin);
   EXPECT_EQ(transposed_clause_margin(160, 192), kPingPongTransposedWideMargin);
@@ -566,21 +569,29 @@ TEST(PingPongChoice, TheClauseForCTransposedTakesFourPerCentWhereTheTilesAreWide
   const PingPongEstimate wide = estimate_pingpong(542, 9320, 9728, kClusters);
   EXPECT_TRUE(wide.pingpong_transposed);
   EXPECT_EQ(wide.pingpong_width, 184);
+  EXPECT_EQ(wide.pingpong_cluster_tiles, 111);
   EXPECT_EQ(wide.pingpong_rounds, 2);
+  EXPECT_NEAR(wide.pingpong_cycles, 2 * 152 * 736 * 1.01 + 20 * 1024, 1e-6);
   EXPECT_NEAR(wide.cooperative_cycles / wide.pingpong_cycles, 1.070, 0.001);
   EXPECT_TRUE(wide.pingpong);
   const PingPongEstimate narrow = estimate_pingpong(282, 5888, 6592, kClusters);
   EXPECT_TRUE(narrow.pingpong_transposed);
   EXPECT_EQ(narrow.pingpong_width, 144);
+  EXPECT_EQ(narrow.pingpong_cluster_tiles, 46);
+  EXPECT_NEAR(narrow.pingpong_cycles, 103 * 576 * 1.04 * 1.01 + 20 * 1024, 1e-6);
   EXPECT_NEAR(narrow.cooperative_cycles / narrow.pingpong_cycles, 1.073, 0.001);
   EXPECT_FALSE(narrow.pingpong);
   const PingPongEstimate few_tokens = estimate_pingpong(166, 13472, 5056, kClusters);
   EXPECT_TRUE(few_tokens.pingpong_transposed);
   EXPECT_EQ(few_tokens.pingpong_width, 176);
+  EXPECT_EQ(few_tokens.pingpong_cluster_tiles, 53);
+  EXPECT_NEAR(few_tokens.pingpong_cycles, 79 * 704 * 1.01 + 20 * 1024, 1e-6);
   EXPECT_NEAR(few_tokens.cooperative_cycles / few_tokens.pingpong_cycles, 1.053, 0.001);
   EXPECT_FALSE(few_tokens.pingpong);
   const PingPongEstimate at_the_margin = estimate_pingpong(317, 14672, 18944, kClusters);
   EXPECT_EQ(at_the_margin.pingpong_width, 160);
+  EXPECT_EQ(at_the_margin.pingpong_cluster_tiles, 116);
+  EXPECT_NEAR(at_the_margin.pingpong_cycles, 2 * 296 * 640 * 1.02 * 1.01, 1e-6);
   EXPECT_NEAR(at_the_margin.cooperative_cycles / at_the_margin.pingpong_cycles, 1.0405, 0.0005);
   EXPECT_TRUE(at_the_margin.pingpong);
 }
