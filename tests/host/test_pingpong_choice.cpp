@@ -566,34 +566,25 @@ TEST(PingPongChoice, TheClauseForCTransposedTakesFourPerCentWhereTheTilesAreWide
   EXPECT_EQ(transposed_clause_margin(160, 192), kPingPongTransposedWideMargin);
   EXPECT_EQ(transposed_clause_margin(184, 1024), kPingPongTransposedWideMargin);
   EXPECT_EQ(transposed_clause_margin(184, 191), kPingPongTransposedMargin);
-  const PingPongEstimate wide = estimate_pingpong(542, 9320, 9728, kClusters);
-  EXPECT_TRUE(wide.pingpong_transposed);
-  EXPECT_EQ(wide.pingpong_width, 184);
-  EXPECT_EQ(wide.pingpong_cluster_tiles, 111);
-  EXPECT_EQ(wide.pingpong_rounds, 2);
-  EXPECT_NEAR(wide.pingpong_cycles, 2 * 152 * 736 * 1.01 + 20 * 1024, 1e-6);
-  EXPECT_NEAR(wide.cooperative_cycles / wide.pingpong_cycles, 1.070, 0.001);
-  EXPECT_TRUE(wide.pingpong);
-  const PingPongEstimate narrow = estimate_pingpong(282, 5888, 6592, kClusters);
-  EXPECT_TRUE(narrow.pingpong_transposed);
-  EXPECT_EQ(narrow.pingpong_width, 144);
-  EXPECT_EQ(narrow.pingpong_cluster_tiles, 46);
-  EXPECT_NEAR(narrow.pingpong_cycles, 103 * 576 * 1.04 * 1.01 + 20 * 1024, 1e-6);
-  EXPECT_NEAR(narrow.cooperative_cycles / narrow.pingpong_cycles, 1.073, 0.001);
-  EXPECT_FALSE(narrow.pingpong);
-  const PingPongEstimate few_tokens = estimate_pingpong(166, 13472, 5056, kClusters);
-  EXPECT_TRUE(few_tokens.pingpong_transposed);
-  EXPECT_EQ(few_tokens.pingpong_width, 176);
-  EXPECT_EQ(few_tokens.pingpong_cluster_tiles, 53);
-  EXPECT_NEAR(few_tokens.pingpong_cycles, 79 * 704 * 1.01 + 20 * 1024, 1e-6);
-  EXPECT_NEAR(few_tokens.cooperative_cycles / few_tokens.pingpong_cycles, 1.053, 0.001);
-  EXPECT_FALSE(few_tokens.pingpong);
-  const PingPongEstimate at_the_margin = estimate_pingpong(317, 14672, 18944, kClusters);
-  EXPECT_EQ(at_the_margin.pingpong_width, 160);
-  EXPECT_EQ(at_the_margin.pingpong_cluster_tiles, 116);
-  EXPECT_NEAR(at_the_margin.pingpong_cycles, 2 * 296 * 640 * 1.02 * 1.01, 1e-6);
-  EXPECT_NEAR(at_the_margin.cooperative_cycles / at_the_margin.pingpong_cycles, 1.0405, 0.0005);
-  EXPECT_TRUE(at_the_margin.pingpong);
+  struct Case {
+    int m, n, k, width, cluster_tiles, rounds;
+    double pingpong_cycles, ratio, ratio_tolerance;
+    bool pingpong;
+  };
+  for (const Case& c : {Case{542, 9320, 9728, 184, 111, 2, 2 * 152 * 736 * 1.01 + 20 * 1024, 1.070, 0.001, true},
+                        Case{282, 5888, 6592, 144, 46, 1, 103 * 576 * 1.04 * 1.01 + 20 * 1024, 1.073, 0.001, false},
+                        Case{166, 13472, 5056, 176, 53, 1, 79 * 704 * 1.01 + 20 * 1024, 1.053, 0.001, false},
+                        Case{317, 14672, 18944, 160, 116, 2, 2 * 296 * 640 * 1.02 * 1.01, 1.0405, 0.0005, true}}) {
+    const PingPongEstimate estimate = estimate_pingpong(c.m, c.n, c.k, kClusters);
+    EXPECT_TRUE(estimate.pingpong_transposed) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_EQ(estimate.pingpong_width, c.width) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_EQ(estimate.pingpong_cluster_tiles, c.cluster_tiles) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_EQ(estimate.pingpong_rounds, c.rounds) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_NEAR(estimate.pingpong_cycles, c.pingpong_cycles, 1e-6) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_NEAR(estimate.cooperative_cycles / estimate.pingpong_cycles, c.ratio, c.ratio_tolerance)
+        << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_EQ(estimate.pingpong, c.pingpong) << c.m << "x" << c.n << "x" << c.k;
+  }
 }
 
 // The suite's shapes for kernel 14's Cᵀ (runner/shapes.cpp): three rounds at each width, and one kernel 16 launches.
