@@ -575,15 +575,15 @@ TEST(PingPongChoice, TheClauseForCTransposedTakesFourPerCentWhereTheTilesAreWide
                         Case{282, 5888, 6592, 144, 46, 1, 103 * 576 * 1.04 * 1.01 + 20 * 1024, 1.073, 0.001, false},
                         Case{166, 13472, 5056, 176, 53, 1, 79 * 704 * 1.01 + 20 * 1024, 1.053, 0.001, false},
                         Case{317, 14672, 18944, 160, 116, 2, 2 * 296 * 640 * 1.02 * 1.01, 1.0405, 0.0005, true}}) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
     const PingPongEstimate estimate = estimate_pingpong(c.m, c.n, c.k, kClusters);
-    EXPECT_TRUE(estimate.pingpong_transposed) << c.m << "x" << c.n << "x" << c.k;
-    EXPECT_EQ(estimate.pingpong_width, c.width) << c.m << "x" << c.n << "x" << c.k;
-    EXPECT_EQ(estimate.pingpong_cluster_tiles, c.cluster_tiles) << c.m << "x" << c.n << "x" << c.k;
-    EXPECT_EQ(estimate.pingpong_rounds, c.rounds) << c.m << "x" << c.n << "x" << c.k;
-    EXPECT_NEAR(estimate.pingpong_cycles, c.pingpong_cycles, 1e-6) << c.m << "x" << c.n << "x" << c.k;
-    EXPECT_NEAR(estimate.cooperative_cycles / estimate.pingpong_cycles, c.ratio, c.ratio_tolerance)
-        << c.m << "x" << c.n << "x" << c.k;
-    EXPECT_EQ(estimate.pingpong, c.pingpong) << c.m << "x" << c.n << "x" << c.k;
+    EXPECT_TRUE(estimate.pingpong_transposed);
+    EXPECT_EQ(estimate.pingpong_width, c.width);
+    EXPECT_EQ(estimate.pingpong_cluster_tiles, c.cluster_tiles);
+    EXPECT_EQ(estimate.pingpong_rounds, c.rounds);
+    EXPECT_NEAR(estimate.pingpong_cycles, c.pingpong_cycles, 1e-6);
+    EXPECT_NEAR(estimate.cooperative_cycles / estimate.pingpong_cycles, c.ratio, c.ratio_tolerance);
+    EXPECT_EQ(estimate.pingpong, c.pingpong);
   }
 }
 
