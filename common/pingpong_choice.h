@@ -33,8 +33,7 @@
 // kPingPongMargin ahead. And where the tiles are many and kernel
 // 15 splits its last round, at any number of rounds, wherever kernel 15's own schedule (its whole rounds, its share of
 // the split tiles and the split's fixed cost: FewTilesPlan::schedule_cycles) puts the ping-pong kPingPongSplitMargin
-// ahead (weighed at the width it launches where M % 128 == 0 and K % 64 == 0: weighs_launched_width, below; there
-// kPingPongSplitLaunchedMargin ahead where it launches 160 columns or more):
+// ahead (weighed at the width it launches where M % 128 == 0 and K % 64 == 0: weighs_launched_width, below):
 // the evenly spread model leaves the split's cost out, and that cost is largest where a few tiles are split over
 // many clusters (1024 × 4608 × 3584: 6 tiles over 66 clusters; kernel 15 measured 0.67 of cuBLAS there, kernel 14
 // 0.83). The wider margin because both models are a few per cent off either way. And where the tiles are many and
@@ -70,8 +69,6 @@ constexpr double kPingPongMargin = 1.02;             // with few tiles, how far 
 constexpr double kPingPongRoundsMargin = 1.005;      // with many, in kPingPongMinRounds rounds or more
 constexpr int kPingPongMinRounds = 16;
 constexpr double kPingPongSplitMargin = 1.05;       // how far ahead of kernel 15's split schedule
-constexpr double kPingPongSplitLaunchedMargin = 1.03;  // that, where the clause weighs the width kernel 14 launches
-constexpr int kSplitLaunchedMinWidth = 160;           // and kernel 14 launches 128 × 160 or wider
 constexpr int kIdleClauseMinWidth = 160;             // the idle clause: kernel 14 at 128 × 160 or wider
 constexpr double kIdleClauseBusyShare = 0.95;        // and kernel 15's rounds on at most this share of the clusters
 // Few tiles (fewer cluster tiles than clusters, or narrower tiles): short launches, where what a launch costs beyond
@@ -208,17 +205,6 @@ __host__ __device__ constexpr bool weighs_launched_width(int m, int k) {
   return m % 128 == 0 && !rows_off_lines(k);
 }
 
-// The split clause's margin: kPingPongSplitLaunchedMargin where it weighs the width kernel 14 launches (whole tile rows
-// on the lines) and that width is kSplitLaunchedMinWidth or more. There, on 24 shapes drawn where 3 % would take
-// kernel 14 and 5 % did not (M 256-4096 a multiple of 128, K a multiple of 64), kernel 14 took 0.948 of kernel 15's
-// time in each of two runs on an H200, none 3 % slower; on an H100 kernel 16 so took 0.93 of its time on those shapes
-// and four model layers, but four of the eight shapes where kernel 14 launches 144 columns were 1-5 % slower
-// (1280 × 5216 × 7424: 1.04 in both runs), as 144 columns had lost in the clause for Cᵀ; elsewhere 3 % had lost 20 %
-// on a shape (442 × 11232 × 16960, a ragged last tile row; docs/log/15_few_tiles.md, sections 57-59).
-__host__ __device__ constexpr double split_clause_margin(bool weighs_launched, int width) {
-  return weighs_launched && width >= kSplitLaunchedMinWidth ? kPingPongSplitLaunchedMargin : kPingPongSplitMargin;
-}
-
 struct PingPongEstimate {
   double cooperative_cycles = 0;  // per SM: kernel 15's, by its plan (kernel 13's where the tiles are many)
   bool few_tiles = false;         // kernel 15 takes narrow tiles, or has fewer 128 × 256 cluster tiles than clusters
@@ -281,8 +267,7 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
        ((estimate.few_tiles && estimate.cooperative_cycles >= kPingPongMargin * estimate.rule_cycles) ||
         (!estimate.few_tiles && estimate.rule_rounds >= kPingPongMinRounds &&
          estimate.cooperative_cycles >= kPingPongRoundsMargin * estimate.rule_cycles) ||
-        (estimate.split_last_round &&
-         plan.schedule_cycles >= split_clause_margin(estimate.weighs_launched, estimate.pingpong_width) * estimate.clause_cycles()) ||
+        (estimate.split_last_round && plan.schedule_cycles >= kPingPongSplitMargin * estimate.clause_cycles()) ||
         (estimate.idle_clause && estimate.cooperative_cycles >= kPingPongMargin * estimate.clause_cycles()))) ||
       (estimate.pingpong_transposed && (estimate.k_aligned || !plan.quad_clusters()) &&
        estimate.cooperative_cycles >= transposed_clause_margin(estimate.pingpong_width, m) * estimate.pingpong_cycles);

@@ -11,14 +11,13 @@
 // 15 keeps 128 × 256 tiles and has as many cluster tiles as clusters or more, the model takes kernel 14 only where it
 // has at least kPingPongMinRounds rounds and comes out kPingPongRoundsMargin ahead; with fewer, or where kernel 15
 // takes narrower tiles, wherever it comes out kPingPongMargin ahead; where kernel 15 splits its last round, also
-// wherever kernel 14 comes out kPingPongSplitMargin ahead of kernel 15's own schedule (kPingPongSplitLaunchedMargin on
-// whole tile rows on the lines where it launches 160 columns or more); where kernel 15's whole rounds leave clusters
-// idle, wherever it comes out kPingPongMargin ahead (on whole tile rows on the lines); where kernel 14 computes Cᵀ (a
-// ragged token count), wherever that is kPingPongTransposedMargin ahead, or kPingPongTransposedWideMargin where it
-// launches 160 columns or more for 192 tokens or more. The other clauses hold only where K is a multiple of 16 (rows of
-// A and B 32-byte aligned, which kernel 14 needs more than kernel 15); the last holds at K % 16 = 8 too unless kernel
-// 15 runs clusters of four. Where K % 64 != 0 it launches kernel 14 with 128-byte L2 fills for A and B, as kernel 15
-// asks for there.
+// wherever kernel 14 comes out kPingPongSplitMargin ahead of kernel 15's own schedule; where kernel 15's whole rounds
+// leave clusters idle, wherever it comes out kPingPongMargin ahead (on whole tile rows on the lines); where kernel 14
+// computes Cᵀ (a ragged token count), wherever that is kPingPongTransposedMargin ahead, or
+// kPingPongTransposedWideMargin where it launches 160 columns or more for 192 tokens or more. The other clauses hold
+// only where K is a multiple of 16 (rows of A and B 32-byte aligned, which kernel 14 needs more than kernel 15); the
+// last holds at K % 16 = 8 too unless kernel 15 runs clusters of four. Where K % 64 != 0 it launches kernel 14 with
+// 128-byte L2 fills for A and B, as kernel 15 asks for there.
 //
 // Shapes: any M and N up to kTileTableMaxExtent (kernel 15's rule, the stricter of the two); N and K multiples of 8.
 

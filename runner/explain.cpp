@@ -153,8 +153,8 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   else if (estimate.few_tiles)
     line << "few tiles: 14 if " << percent(kPingPongMargin - 1) << " ahead";
   else if (estimate.split_last_round)
-    line << rounds_rule << ", or " << percent(split_clause_margin(estimate.weighs_launched, estimate.pingpong_width) - 1)
-         << " ahead of the split schedule" << clause_width;
+    line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule"
+         << clause_width;
   else if (estimate.idle_clause)
     line << rounds_rule << ", or " << percent(kPingPongMargin - 1) << " ahead with 15's rounds on "
          << estimate.few_tiles_plan.schedule.workers << " of " << estimate.few_tiles_plan.resident_clusters

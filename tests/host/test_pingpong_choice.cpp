@@ -77,47 +77,6 @@ TEST(PingPongChoice, SplitClauseWeighsTheLaunchedWidthOnWholeRowsOnTheLines) {
   EXPECT_NEAR(ragged.clause_cycles(), ragged.rule_cycles, 1e-6);
 }
 
-// Where the split clause weighs the width kernel 14 launches and that is 160 columns or more, its margin is 3 %
-// (kPingPongSplitLaunchedMargin), else 5 %. 1024 × 10240 × 8192, 128 k blocks: 4 × 40 = 160 cluster tiles of 128 × 256,
-// two whole rounds and the last 28 split over 66 clusters: (256 + 28 · 128 / 66 + 24) · 1024 + 3 · 3300 = 352226.3.
-// Launched at 160: 4 × 64 = 256 cluster tiles in 4 rounds, 4 · 128 · 640 · 1.02 · 1.01 = 337575.9; 352226.3 ≥ 1.03 ·
-// 337575.9 = 347703.2 (and < 1.05 · 337575.9): kernel 14. 442 × 11232 × 16960, a ragged last tile row, 4.3 % ahead at
-// the rule's 176: kernel 15.
-TEST(PingPongChoice, SplitClauseTakesThreePerCentWhereItWeighsTheLaunchedWidth) {
-  EXPECT_EQ(split_clause_margin(true, 160), kPingPongSplitLaunchedMargin);
-  EXPECT_EQ(split_clause_margin(true, 144), kPingPongSplitMargin);
-  EXPECT_EQ(split_clause_margin(false, 160), kPingPongSplitMargin);
-  const PingPongEstimate launched = estimate_pingpong(1024, 10240, 8192, kClusters);
-  EXPECT_TRUE(launched.split_last_round);
-  EXPECT_EQ(launched.few_tiles_plan.schedule.split_tiles(), 28);
-  EXPECT_NEAR(launched.few_tiles_plan.schedule_cycles, (256 + 28 * 128.0 / 66 + 24) * 1024 + 3 * 3300, 1e-6);
-  EXPECT_TRUE(launched.weighs_launched);
-  EXPECT_EQ(launched.pingpong_width, 160);
-  EXPECT_EQ(launched.pingpong_rounds, 4);
-  EXPECT_NEAR(launched.pingpong_cycles, 4 * 128 * 640 * 1.02 * 1.01, 1e-6);
-  EXPECT_LT(launched.few_tiles_plan.schedule_cycles, kPingPongSplitMargin * launched.pingpong_cycles);
-  EXPECT_TRUE(launched.pingpong);
-  // 1280 × 5216 × 7424, 116 k blocks, whole rows on the lines: 10 × 21 = 210 tiles of 128 × 256, 105 cluster tiles, one
-  // whole round and the last 39 split: (116 + 39 · 116 / 66 + 24) · 1024 + 2 · 3300 = 220155.6. Kernel 14 launches
-  // 144 columns: 5 × 37 = 185 cluster tiles in 3 rounds, 3 · 116 · 576 · 1.04 · 1.01 = 210550.6; 4.6 % ahead, but
-  // under 160 columns the margin stays 5 %: kernel 15.
-  const PingPongEstimate narrow = estimate_pingpong(1280, 5216, 7424, kClusters);
-  EXPECT_TRUE(narrow.split_last_round);
-  EXPECT_TRUE(narrow.weighs_launched);
-  EXPECT_EQ(narrow.few_tiles_plan.schedule.split_tiles(), 39);
-  EXPECT_NEAR(narrow.few_tiles_plan.schedule_cycles, (116 + 39 * 116.0 / 66 + 24) * 1024 + 2 * 3300, 1e-6);
-  EXPECT_EQ(narrow.pingpong_width, 144);
-  EXPECT_EQ(narrow.pingpong_rounds, 3);
-  EXPECT_NEAR(narrow.pingpong_cycles, 3 * 116 * 576 * 1.04 * 1.01, 1e-6);
-  EXPECT_GE(narrow.few_tiles_plan.schedule_cycles, kPingPongSplitLaunchedMargin * narrow.pingpong_cycles);
-  EXPECT_FALSE(narrow.pingpong);
-  const PingPongEstimate ragged = estimate_pingpong(442, 11232, 16960, kClusters);
-  EXPECT_TRUE(ragged.split_last_round);
-  EXPECT_FALSE(ragged.weighs_launched);
-  EXPECT_NEAR(ragged.few_tiles_plan.schedule_cycles / ragged.clause_cycles(), 1.043, 0.001);
-  EXPECT_FALSE(ragged.pingpong);
-}
-
 // The idle clause: kernel 15's whole rounds on 0.95 of the clusters or fewer, whole tile rows on the lines, kernel 14 at
 // 160 columns or more, 2 % ahead at its launched width. 2048 × 4800 × 1600, 25 k blocks: 16 × 19 = 304 tiles of
 // 128 × 256, 152 cluster tiles in 3 rounds (no split pays) on ⌈152 / 3⌉ = 51 clusters; kernel 15 costed as kernel 13's
