@@ -14,7 +14,13 @@ kernel must be in the CSV under today's name) and, where git has the commit, aga
 kernels/NN_name.cu may differ from the commit's only in comments, blank lines and the renames that runs.json lists
 under "renames" (an identifier, or the words of a message, old -> new, applied to the commit's text as whole words
 before the comparison: a renamed variable changes no instruction), and the functions runs.json lists under "moved"
-(a function moved from a common header into the one chapter that uses it, its code unchanged). So when a chapter's code changes, the tables stop showing
+(a function moved from a common header into the one chapter that uses it, its code unchanged). A chapter's code is
+more than its file: the repository's headers it includes (and theirs, and a header's .cpp or .cu beside it), and the
+files of the chapters whose kernels it launches, which runs.json lists under "built_from" (chapter 16 launches those
+of 14 and 15). Each is held to the same comparison. Where one of them changed in code since a run but the run's
+launches did not (a dispatch clause that no shape of the run meets), runs.json may say so under "equivalent": the
+file, the run's commit, the chapters, the commit `as_of` whose version of the file the run stands for, and why; the
+file is then compared with its version at `as_of` instead. So when a chapter's code changes, the tables stop showing
 the old run's figures as its own until the declaration says otherwise.
 """
 
@@ -120,6 +126,44 @@ def load_moved(root: Path) -> list:
     return moved
 
 
+def load_built_from(root: Path) -> dict:
+    """The chapters whose kernel files hold code a chapter runs, as root/results/runs.json declares them ("built_from":
+    {"16": "14,15"}): {16: frozenset({14, 15})}; {} when none."""
+    built_from = (read_declaration(root) or {}).get("built_from", {})
+    if not isinstance(built_from, dict) or not all(key.isdigit() and isinstance(value, str)
+                                                   for key, value in built_from.items()):
+        raise InputError(f"{root / RUNS_FILE}: built_from must map a chapter id to a list of ids (\"16\": \"14,15\")")
+    try:
+        return {int(key): parse_ids(value) for key, value in built_from.items()}
+    except InputError as error:
+        raise InputError(f"{root / RUNS_FILE}: built_from: {error}") from None
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    file: str  # from the repository's root: common/pingpong_choice.h
+    run: str  # the run's commit
+    chapters: frozenset
+    as_of: str  # the commit whose version of `file` the run stands for
+    why: str
+
+
+def load_equivalent(root: Path) -> list[Equivalence]:
+    """The files root/results/runs.json declares changed since a run without changing its launches ("equivalent":
+    [{"file", "run", "chapters", "as_of", "why"}]); [] when none."""
+    entries = (read_declaration(root) or {}).get("equivalent", [])
+    keys = ("file", "run", "chapters", "as_of", "why")
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) and
+                                                all(isinstance(entry.get(key), str) and entry[key].strip()
+                                                    for key in keys) for entry in entries):
+        raise InputError(f"{root / RUNS_FILE}: equivalent must be a list of {{{', '.join(keys)}}}")
+    try:
+        return [Equivalence(entry["file"], entry["run"], parse_ids(entry["chapters"]), entry["as_of"], entry["why"])
+                for entry in entries]
+    except InputError as error:
+        raise InputError(f"{root / RUNS_FILE}: equivalent: {error}") from None
+
+
 def load(root: Path) -> list[Run]:
     """The runs declared in root/results/runs.json, in its order; [] when there is no such file."""
     path = root / RUNS_FILE
@@ -174,6 +218,31 @@ def require_commit(csv_path: Path, commit: str, declared: str) -> None:
 def kernel_file(root: Path, kernel_id: int) -> Optional[Path]:
     files = sorted((root / "kernels").glob(f"{kernel_id:02d}_*.cu"))
     return files[0] if len(files) == 1 else None
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+
+
+def chapter_files(root: Path, kernel_id: int, built_from: dict) -> list[Path]:
+    """The files whose code a chapter runs: its kernel file, those of the chapters it is built from, and every file of
+    the repository they include ("common/tma.h"), transitively, with a header's .cpp or .cu beside it; its own file
+    first. Empty where the chapter has no single kernel file."""
+    root = Path(root).resolve()
+    own = kernel_file(root, kernel_id)
+    if own is None:
+        return []
+    pending = [own] + [path for other in sorted(built_from.get(kernel_id, ())) if (path := kernel_file(root, other))]
+    files: list[Path] = []
+    while pending:
+        path = pending.pop(0).resolve()
+        if path in files or not path.is_file() or not path.is_relative_to(root):
+            continue
+        files.append(path)
+        if path.suffix in (".h", ".hpp", ".cuh"):
+            pending += [path.with_suffix(suffix) for suffix in (".cpp", ".cu")]
+        for name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+            pending += [candidate for candidate in (root / name, path.parent / name) if candidate.is_file()][:1]
+    return files
 
 
 def code_lines(text: str) -> list[str]:
@@ -253,6 +322,7 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
                          f"say there which chapters that run measured as they are today")
     names = dict(kernels)
     renames, moved = load_renames(root), load_moved(root)
+    built_from, equivalent = load_built_from(root), load_equivalent(root)
     unverified = []
     for kernel_id in sorted(run.current - {CUBLAS_ID}):
         if kernel_id not in names:
@@ -265,10 +335,27 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
         changed = code_changed_since(root, run.commit, path, renames, moved)
         if changed is None:
             unverified.append(f"{kernel_id:02d}")
-        elif changed:
+            continue
+        if changed:
             raise InputError(f"{path.relative_to(root)} changed since commit {run.commit} (in more than comments), "
                              f"and {RUNS_FILE} declares that commit's run {relative} current for chapter "
                              f"{kernel_id:02d}: take {kernel_id:02d} out of the run's \"current\" (or measure again)")
+        for other in chapter_files(root, kernel_id, built_from)[1:]:
+            name = other.relative_to(root).as_posix()
+            # A file the commit did not have is a change too: git holds the commit (the chapter's file was compared).
+            if code_changed_since(root, run.commit, other, renames, moved) is False:
+                continue
+            equal = next((entry for entry in equivalent if entry.file == name and same_commit(entry.run, run.commit)
+                          and kernel_id in entry.chapters), None)
+            if equal is None:
+                raise InputError(f"{name} changed since commit {run.commit} (in more than comments), and chapter "
+                                 f"{kernel_id:02d} runs its code ({RUNS_FILE} declares that commit's run {relative} "
+                                 f"current for it): take {kernel_id:02d} out of the run's \"current\", measure again, "
+                                 f"or declare under \"equivalent\" why the run's launches are today's")
+            if code_changed_since(root, equal.as_of, other, renames, moved) is not False:
+                raise InputError(f"{name} changed since commit {equal.as_of} (in more than comments), which "
+                                 f"{RUNS_FILE} declares run {relative} stands for ({equal.why}): take {kernel_id:02d} "
+                                 f"out of the run's \"current\", measure again, or declare the change anew")
     if unverified:  # said, not hidden: the table is still right by the declaration, just not checked against git
         print(f"{relative}: chapters {', '.join(unverified)} not checked against commit {run.commit}, which git does "
               f"not hold here (a shallow clone?): {RUNS_FILE}'s word taken", file=sys.stderr)

@@ -110,6 +110,79 @@ class ResultsRunsTest(unittest.TestCase):
         self.assertTrue(results_runs.code_changed_since(self.root, after, kernel, {}, moved))
         self.assertTrue(results_runs.code_changed_since(self.root, before, kernel, {}, moved))
 
+    def test_included_and_launched_files(self):
+        """A chapter's run stops being current when a header it includes, or the file of a chapter it launches, changes
+        in code; a declared equivalence holds it current until that file changes again."""
+        import subprocess
+
+        def git(*args):
+            return subprocess.run(["git", "-C", str(self.root), *args], check=True, capture_output=True,
+                                  text=True).stdout.strip()
+
+        def commit(message):
+            git("add", "-A")
+            git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)
+            return git("rev-parse", "HEAD")
+
+        git("init", "-q")
+        (self.root / "kernels").mkdir()
+        (self.root / "common").mkdir()
+        header = self.root / "common" / "choice.h"
+        header.write_text("#pragma once\nconstexpr double kMargin = 1.05;  // how far ahead\n", encoding="utf-8")
+        (self.root / "kernels" / "14_pingpong.cu").write_text("int pingpong() { return 14; }\n", encoding="utf-8")
+        launched = self.root / "kernels" / "15_few_tiles.cu"
+        launched.write_text("int few_tiles() { return 15; }\n", encoding="utf-8")
+        (self.root / "kernels" / "16_dispatch.cu").write_text(
+            "#include \"common/choice.h\"\nint dispatch(double a) { return a > kMargin ? 14 : 15; }\n",
+            encoding="utf-8")
+        run_commit = commit("the run's kernels")
+        declaration = {"runs": [{"gpu": "H100", "dir": "gpu", "commit": run_commit, "current": "16"}],
+                       "built_from": {"16": "14,15"}}
+        self.declare(declaration)
+        (run,) = results_runs.load(self.root)
+        document = {"environment": {"git_commit": run_commit}}
+        kernels = [(14, "pingpong"), (15, "few_tiles"), (16, "dispatch")]
+        files = results_runs.chapter_files(self.root, 16, results_runs.load_built_from(self.root))
+        self.assertEqual([path.relative_to(self.root.resolve()).as_posix() for path in files],
+                         ["kernels/16_dispatch.cu", "kernels/14_pingpong.cu", "kernels/15_few_tiles.cu",
+                          "common/choice.h"])
+        results_runs.verify(run, self.root, document, kernels)
+        header.write_text("#pragma once\nconstexpr double kMargin = 1.05;  // how far ahead of the other\n",
+                          encoding="utf-8")
+        results_runs.verify(run, self.root, document, kernels)  # a comment: no change
+        header.write_text("#pragma once\nconstexpr double kMargin = 1.03;\n", encoding="utf-8")
+        with self.assertRaisesRegex(InputError, r"^common/choice\.h changed since commit .* chapter 16 runs its code"):
+            results_runs.verify(run, self.root, document, kernels)
+        as_of = commit("a narrower margin")
+        declaration["equivalent"] = [{"file": "common/choice.h", "run": run_commit[:7], "chapters": "16",
+                                      "as_of": as_of[:7], "why": "no shape of the run is within 5 % of the margin"}]
+        self.declare(declaration)
+        results_runs.verify(run, self.root, document, kernels)
+        header.write_text("#pragma once\nconstexpr double kMargin = 1.02;\n", encoding="utf-8")
+        with self.assertRaisesRegex(InputError, r"^common/choice\.h changed since commit .*no shape of the run"):
+            results_runs.verify(run, self.root, document, kernels)
+        header.write_text("#pragma once\nconstexpr double kMargin = 1.03;\n", encoding="utf-8")
+        launched.write_text("int few_tiles() { return 16; }\n", encoding="utf-8")  # a chapter 16 launches
+        with self.assertRaisesRegex(InputError, r"^kernels/15_few_tiles\.cu changed since commit"):
+            results_runs.verify(run, self.root, document, kernels)
+
+    def test_bad_built_from_and_equivalent(self):
+        built_from, equivalent = results_runs.load_built_from, results_runs.load_equivalent
+        entry = {"file": "a.h", "run": "1234567", "chapters": "16", "as_of": "1234568", "why": "x"}
+        for case, (loader, document) in {
+                "built_from not ids": (built_from, {"runs": [], "built_from": {"16": "x"}}),
+                "built_from a list": (built_from, {"runs": [], "built_from": ["16"]}),
+                "equivalent without why": (equivalent, {"runs": [], "equivalent": [{**entry, "why": ""}]}),
+                "equivalent bad chapters": (equivalent, {"runs": [], "equivalent": [{**entry, "chapters": "all"}]}),
+        }.items():
+            with self.subTest(case):
+                self.declare(document)
+                with self.assertRaises(InputError):
+                    loader(self.root)
+        self.declare({"runs": [], "built_from": {"16": "14,15"}, "equivalent": [entry]})
+        self.assertEqual(built_from(self.root), {16: frozenset({14, 15})})
+        self.assertEqual(equivalent(self.root)[0].chapters, frozenset({16}))
+
     def test_the_repositorys_declaration_reads(self):
         root = Path(__file__).resolve().parents[2]
         runs = results_runs.load(root)
