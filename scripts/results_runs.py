@@ -353,9 +353,9 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
                                  f"current for it): take {kernel_id:02d} out of the run's \"current\", measure again, "
                                  f"or declare under \"equivalent\" why the run's launches are today's")
             if code_changed_since(root, equal.as_of, other, renames, moved) is not False:
-                raise InputError(f"{name} changed since commit {equal.as_of} (in more than comments), which "
-                                 f"{RUNS_FILE} declares run {relative} stands for ({equal.why}): take {kernel_id:02d} "
-                                 f"out of the run's \"current\", measure again, or declare the change anew")
+                raise InputError(f"{name} changed since commit {equal.as_of} (in more than comments), the version "
+                                 f"{RUNS_FILE} declares run {relative} stands for: take {kernel_id:02d} out of the "
+                                 f"run's \"current\", measure again, or declare the change anew")
     if unverified:  # said, not hidden: the table is still right by the declaration, just not checked against git
         print(f"{relative}: chapters {', '.join(unverified)} not checked against commit {run.commit}, which git does "
               f"not hold here (a shallow clone?): {RUNS_FILE}'s word taken", file=sys.stderr)

@@ -159,7 +159,7 @@ class ResultsRunsTest(unittest.TestCase):
         self.declare(declaration)
         results_runs.verify(run, self.root, document, kernels)
         header.write_text("#pragma once\nconstexpr double kMargin = 1.02;\n", encoding="utf-8")
-        with self.assertRaisesRegex(InputError, r"^common/choice\.h changed since commit .*no shape of the run"):
+        with self.assertRaisesRegex(InputError, r"^common/choice\.h changed since commit .*the version .* stands for"):
             results_runs.verify(run, self.root, document, kernels)
         header.write_text("#pragma once\nconstexpr double kMargin = 1.03;\n", encoding="utf-8")
         launched.write_text("int few_tiles() { return 16; }\n", encoding="utf-8")  # a chapter 16 launches
