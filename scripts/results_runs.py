@@ -323,6 +323,13 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
     names = dict(kernels)
     renames, moved = load_renames(root), load_moved(root)
     built_from, equivalent = load_built_from(root), load_equivalent(root)
+    compared: dict = {}  # (commit, file) -> code_changed_since: the chapters share most of their headers
+
+    def changed_since(commit: str, path: Path) -> Optional[bool]:
+        if (commit, path) not in compared:
+            compared[commit, path] = code_changed_since(root, commit, path, renames, moved)
+        return compared[commit, path]
+
     unverified = []
     for kernel_id in sorted(run.current - {CUBLAS_ID}):
         if kernel_id not in names:
@@ -343,7 +350,7 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
         for other in chapter_files(root, kernel_id, built_from)[1:]:
             name = other.relative_to(root).as_posix()
             # A file the commit did not have is a change too: git holds the commit (the chapter's file was compared).
-            if code_changed_since(root, run.commit, other, renames, moved) is False:
+            if changed_since(run.commit, other) is False:
                 continue
             equal = next((entry for entry in equivalent if entry.file == name and same_commit(entry.run, run.commit)
                           and kernel_id in entry.chapters), None)
@@ -352,7 +359,7 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
                                  f"{kernel_id:02d} runs its code ({RUNS_FILE} declares that commit's run {relative} "
                                  f"current for it): take {kernel_id:02d} out of the run's \"current\", measure again, "
                                  f"or declare under \"equivalent\" why the run's launches are today's")
-            if code_changed_since(root, equal.as_of, other, renames, moved) is not False:
+            if changed_since(equal.as_of, other) is not False:
                 raise InputError(f"{name} changed since commit {equal.as_of} (in more than comments), the version "
                                  f"{RUNS_FILE} declares run {relative} stands for: take {kernel_id:02d} out of the "
                                  f"run's \"current\", measure again, or declare the change anew")
