@@ -277,8 +277,8 @@ def code_changed_since(root: Path, commit: str, path: Path, renames: Optional[di
     """Whether `path` differs from its version at `commit` in anything but comments, blank lines, the identifier
     `renames` (applied to the commit's version) and the functions `moved` into it since from a header of `commit`
     (each {"function", "from", "into"}: the function's code as the header had it, found once in `path` and left out
-    of the comparison); None when git cannot tell (no git, not a repository, the commit or the file not at hand
-    there, as in a shallow clone)."""
+    of the comparison), or out of it (left out of the commit's version); None when git cannot tell (no git, not a
+    repository, the commit or the file not at hand there, as in a shallow clone)."""
     def git(*args):
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60)
 
@@ -306,9 +306,15 @@ def code_changed_since(root: Path, commit: str, path: Path, renames: Optional[di
             if len(starts) != 1:
                 return True  # the moved function is not in the file as the header had it: a change
             current = current[:starts[0]] + current[starts[0] + len(block):]
+        previous = code_lines(rename(old.stdout))
+        for move in moved or []:  # and a header a function moved out of is compared without it
+            block = function_code(rename(old.stdout), move["function"]) if move["from"] == relative else None
+            starts = [i for i in range(len(previous)) if block and previous[i:i + len(block)] == block]
+            if len(starts) == 1:
+                previous = previous[:starts[0]] + previous[starts[0] + len(block):]
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
-    return code_lines(rename(old.stdout)) != current
+    return previous != current
 
 
 def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]]) -> None:
@@ -325,10 +331,10 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
     built_from, equivalent = load_built_from(root), load_equivalent(root)
     compared: dict = {}  # (commit, file) -> code_changed_since: the chapters share most of their headers
 
-    def changed_since(commit: str, path: Path) -> Optional[bool]:
-        if (commit, path) not in compared:
-            compared[commit, path] = code_changed_since(root, commit, path, renames, moved)
-        return compared[commit, path]
+    def changed_since(since: str, path: Path) -> Optional[bool]:
+        if (since, path) not in compared:
+            compared[since, path] = code_changed_since(root, since, path, renames, moved)
+        return compared[since, path]
 
     unverified = []
     for kernel_id in sorted(run.current - {CUBLAS_ID}):

@@ -105,6 +105,8 @@ class ResultsRunsTest(unittest.TestCase):
         self.assertFalse(results_runs.code_changed_since(self.root, before, kernel, {}, moved))
         self.assertTrue(results_runs.code_changed_since(self.root, before, kernel, {}, []))  # undeclared: a change
         self.assertFalse(results_runs.code_changed_since(self.root, after, kernel, {}, moved))
+        self.assertFalse(results_runs.code_changed_since(self.root, before, header, {}, moved))  # moved out of it
+        self.assertTrue(results_runs.code_changed_since(self.root, before, header, {}, []))
         kernel.write_text("#include \"wrappers.h\"\n" + helper + "int main() { return helper(2); }\n",
                           encoding="utf-8")
         self.assertTrue(results_runs.code_changed_since(self.root, after, kernel, {}, moved))
