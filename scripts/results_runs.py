@@ -272,6 +272,12 @@ def function_code(text: str, name: str) -> Optional[list[str]]:
     return None
 
 
+def without_block(lines: list[str], block: list[str]) -> Optional[list[str]]:
+    """`lines` without `block`, where it occurs there exactly once; else None."""
+    starts = [i for i in range(len(lines)) if lines[i:i + len(block)] == block]
+    return lines[:starts[0]] + lines[starts[0] + len(block):] if len(starts) == 1 else None
+
+
 def code_changed_since(root: Path, commit: str, path: Path, renames: Optional[dict] = None,
                        moved: Optional[list] = None) -> Optional[bool]:
     """Whether `path` differs from its version at `commit` in anything but comments, blank lines, the identifier
@@ -295,23 +301,20 @@ def code_changed_since(root: Path, commit: str, path: Path, renames: Optional[di
         if old.returncode != 0:
             return None
         current = code_lines(path.read_text(encoding="utf-8"))
+        old_text = rename(old.stdout)
+        previous = code_lines(old_text)
         for move in moved or []:
-            if move["into"] != relative:
-                continue
-            header = git("show", f"{commit}:{move['from']}")
-            block = function_code(rename(header.stdout), move["function"]) if header.returncode == 0 else None
-            if not block:
-                continue  # the header had no such function at the commit: it moved before the run, nothing to leave out
-            starts = [i for i in range(len(current)) if block and current[i:i + len(block)] == block]
-            if len(starts) != 1:
-                return True  # the moved function is not in the file as the header had it: a change
-            current = current[:starts[0]] + current[starts[0] + len(block):]
-        previous = code_lines(rename(old.stdout))
-        for move in moved or []:  # and a header a function moved out of is compared without it
-            block = function_code(rename(old.stdout), move["function"]) if move["from"] == relative else None
-            starts = [i for i in range(len(previous)) if block and previous[i:i + len(block)] == block]
-            if len(starts) == 1:
-                previous = previous[:starts[0]] + previous[starts[0] + len(block):]
+            if move["into"] == relative:
+                header = git("show", f"{commit}:{move['from']}")
+                block = function_code(rename(header.stdout), move["function"]) if header.returncode == 0 else None
+                if not block:
+                    continue  # the header had no such function at the commit: it moved before the run
+                current = without_block(current, block)
+                if current is None:
+                    return True  # the moved function is not in the file as the header had it: a change
+            elif move["from"] == relative:  # a header a function moved out of is compared without it
+                block = function_code(old_text, move["function"])
+                previous = (without_block(previous, block) if block else None) or previous
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
     return previous != current
@@ -345,7 +348,7 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
             raise InputError(f"{relative}: kernel {kernel_id:02d} of the run is {names[kernel_id]}, not today's "
                              f"chapter {kernel_id:02d} ({path.name if path else 'none'}); {RUNS_FILE} declares it "
                              f"current")
-        changed = code_changed_since(root, run.commit, path, renames, moved)
+        changed = changed_since(run.commit, path)
         if changed is None:
             unverified.append(f"{kernel_id:02d}")
             continue
