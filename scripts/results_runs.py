@@ -19,7 +19,7 @@ more than its file: the repository's headers it includes (and theirs, and a head
 files of the chapters whose kernels it launches, which runs.json lists under "built_from" (chapter 16 launches those
 of 14 and 15). Each is held to the same comparison. Where one of them changed in code since a run but the run's
 launches did not (a dispatch clause that no shape of the run meets), runs.json may say so under "equivalent": the
-file, the run's commit, the chapters, the commit `as_of` whose version of the file the run stands for, and why; the
+file, the runs' commits, the chapters, the commit `as_of` whose version of the file the run stands for, and why; the
 file is then compared with its version at `as_of` instead. So when a chapter's code changes, the tables stop showing
 the old run's figures as its own until the declaration says otherwise.
 """
@@ -142,7 +142,7 @@ def load_built_from(root: Path) -> dict:
 @dataclass(frozen=True)
 class Equivalence:
     file: str  # from the repository's root: common/pingpong_choice.h
-    run: str  # the run's commit
+    runs: tuple  # the runs' commits
     chapters: frozenset
     as_of: str  # the commit whose version of `file` the run stands for
     why: str
@@ -150,16 +150,16 @@ class Equivalence:
 
 def load_equivalent(root: Path) -> list[Equivalence]:
     """The files root/results/runs.json declares changed since a run without changing its launches ("equivalent":
-    [{"file", "run", "chapters", "as_of", "why"}]); [] when none."""
+    [{"file", "runs", "chapters", "as_of", "why"}], runs a list of commits "5563fac, 835de1f"); [] when none."""
     entries = (read_declaration(root) or {}).get("equivalent", [])
-    keys = ("file", "run", "chapters", "as_of", "why")
+    keys = ("file", "runs", "chapters", "as_of", "why")
     if not isinstance(entries, list) or not all(isinstance(entry, dict) and
                                                 all(isinstance(entry.get(key), str) and entry[key].strip()
                                                     for key in keys) for entry in entries):
         raise InputError(f"{root / RUNS_FILE}: equivalent must be a list of {{{', '.join(keys)}}}")
     try:
-        return [Equivalence(entry["file"], entry["run"], parse_ids(entry["chapters"]), entry["as_of"], entry["why"])
-                for entry in entries]
+        return [Equivalence(entry["file"], tuple(commit.strip() for commit in entry["runs"].split(",")),
+                            parse_ids(entry["chapters"]), entry["as_of"], entry["why"]) for entry in entries]
     except InputError as error:
         raise InputError(f"{root / RUNS_FILE}: equivalent: {error}") from None
 
@@ -361,8 +361,8 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
             # A file the commit did not have is a change too: git holds the commit (the chapter's file was compared).
             if changed_since(run.commit, other) is False:
                 continue
-            equal = next((entry for entry in equivalent if entry.file == name and same_commit(entry.run, run.commit)
-                          and kernel_id in entry.chapters), None)
+            equal = next((entry for entry in equivalent if entry.file == name and kernel_id in entry.chapters
+                          and any(same_commit(commit, run.commit) for commit in entry.runs)), None)
             if equal is None:
                 raise InputError(f"{name} changed since commit {run.commit} (in more than comments), and chapter "
                                  f"{kernel_id:02d} runs its code ({RUNS_FILE} declares that commit's run {relative} "

@@ -156,7 +156,7 @@ class ResultsRunsTest(unittest.TestCase):
         with self.assertRaisesRegex(InputError, r"^common/choice\.h changed since commit .* chapter 16 runs its code"):
             results_runs.verify(run, self.root, document, kernels)
         as_of = commit("a narrower margin")
-        declaration["equivalent"] = [{"file": "common/choice.h", "run": run_commit[:7], "chapters": "16",
+        declaration["equivalent"] = [{"file": "common/choice.h", "runs": f"1234567, {run_commit[:7]}", "chapters": "16",
                                       "as_of": as_of[:7], "why": "no shape of the run is within 5 % of the margin"}]
         self.declare(declaration)
         results_runs.verify(run, self.root, document, kernels)
@@ -170,7 +170,7 @@ class ResultsRunsTest(unittest.TestCase):
 
     def test_bad_built_from_and_equivalent(self):
         built_from, equivalent = results_runs.load_built_from, results_runs.load_equivalent
-        entry = {"file": "a.h", "run": "1234567", "chapters": "16", "as_of": "1234568", "why": "x"}
+        entry = {"file": "a.h", "runs": "1234567, 1234569", "chapters": "16", "as_of": "1234568", "why": "x"}
         for case, (loader, document) in {
                 "built_from not ids": (built_from, {"runs": [], "built_from": {"16": "x"}}),
                 "built_from a list": (built_from, {"runs": [], "built_from": ["16"]}),
@@ -184,6 +184,7 @@ class ResultsRunsTest(unittest.TestCase):
         self.declare({"runs": [], "built_from": {"16": "14,15"}, "equivalent": [entry]})
         self.assertEqual(built_from(self.root), {16: frozenset({14, 15})})
         self.assertEqual(equivalent(self.root)[0].chapters, frozenset({16}))
+        self.assertEqual(equivalent(self.root)[0].runs, ("1234567", "1234569"))
 
     def test_the_repositorys_declaration_reads(self):
         root = Path(__file__).resolve().parents[2]
