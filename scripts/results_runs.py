@@ -314,7 +314,9 @@ def code_changed_since(root: Path, commit: str, path: Path, renames: Optional[di
                     return True  # the moved function is not in the file as the header had it: a change
             elif move["from"] == relative:  # a header a function moved out of is compared without it
                 block = function_code(old_text, move["function"])
-                previous = (without_block(previous, block) if block else None) or previous
+                remaining = without_block(previous, block) if block else None
+                if remaining is not None:  # not `or`: a header that held nothing but the function leaves []
+                    previous = remaining
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
     return previous != current
