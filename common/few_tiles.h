@@ -538,18 +538,61 @@ __host__ __device__ constexpr FewTilesPlan with_fitted_rows64_width(const FewTil
   return plan;
 }
 
-// Kernel 15's plan for C or for Cᵀ: plan_few_tiles(m, n, k, ...), or, for a candidate M, plan_few_tiles(n, m, k, ...)
-// marked transposed where its cycles times kTransposedMargin are at most the first's, unless it splits over every
-// cluster; for C, with a 64-row fitted width where with_fitted_rows64_width takes one.
-__host__ __device__ constexpr FewTilesPlan plan_few_tiles_or_transposed(int m, int n, int k, int clusters,
-                                                                        int quad_clusters = 0,
-                                                                        FewTilesMemory memory = {}) {
+// Wide tiles in whole rounds. Where the plan splits along K and M has 1024 tokens or more, cuBLAS runs 128-row tiles
+// 320 columns wide that make whole rounds (1024 × 10240 × 8192: 128 cluster tiles of 128 × 320 in two rounds of 66
+// clusters, where kernel 15 splits the last 28 of 160 cluster tiles of 128 × 256; Nsight Compute on an H100,
+// docs/log/15_few_tiles.md, section 34). So such a plan is replaced by 128 × 320 tiles in 2 × 1 clusters (two m64n160
+// wgmmas a k step for each consumer warpgroup, three stages) in whole rounds, at most kWideRoundsMaxRounds, where they
+// take fewer rounds than the pick (its split counted as one) and busy at least kWideRoundsMinFill of the clusters in
+// the last; as kernel 13's rounds, on as few clusters as make them (⌈T / r⌉ for T cluster tiles in r rounds). Forced so against kernel 15's pick (section 34, calls 11 and 12): 0.87-0.98 of the time on all six shapes
+// measured at 1024 tokens, where four 2 × 1 cluster rows read each panel of B; 1.05-1.10 on four of ten at 256-752
+// tokens, whence the floor on M (an inference from those counts, not a model). Measured, not modelled: the replaced
+// pick stands for it in kernel 16's comparisons (plan_few_tiles_compared, below). Not for Cᵀ or 2 × 2 clusters, nor where
+// the pick is whole.
+constexpr int kWideRoundsWidth = 320;
+constexpr int kWideRoundsMinTokens = 1024;
+constexpr int kWideRoundsMaxRounds = 2;
+constexpr double kWideRoundsMinFill = 0.85;
+__host__ __device__ constexpr FewTilesPlan with_wide_rounds(const FewTilesPlan& plan, int m, int n) {
+  if (plan.transposed || plan.quad_clusters() || !plan.schedule.splits() || m < kWideRoundsMinTokens) return plan;
+  const long long workers = plan.resident_clusters;
+  const long long rows = ((m + 127) / 128 + 1) / 2, columns = (n + kWideRoundsWidth - 1) / kWideRoundsWidth;
+  const long long tiles = rows * columns, rounds = (tiles + workers - 1) / workers;
+  const long long pick_rounds = (plan.cluster_tiles + workers - 1) / workers;  // a split last round counts as one
+  const long long last_round = tiles - (rounds - 1) * workers;
+  if (rounds > kWideRoundsMaxRounds || rounds >= pick_rounds || last_round < kWideRoundsMinFill * workers ||
+      rows > 0xffff || columns > 0xffff)
+    return plan;
+  FewTilesPlan wide = plan;  // its cycles kept: see above
+  wide.block_m = 128;
+  wide.block_n = kWideRoundsWidth;
+  wide.cluster_m = 2;
+  wide.cluster_n = 1;
+  wide.cluster_tiles = static_cast<int>(tiles);
+  wide.schedule = {wide.cluster_tiles, plan.k_blocks, static_cast<int>((tiles + rounds - 1) / rounds), wide.cluster_tiles};
+  wide.whole_over_dram = false;
+  return wide;
+}
+
+// Kernel 15's plan for C or for Cᵀ as its model compares them (and kernel 16's with kernel 14): plan_few_tiles(m, n,
+// k, ...), or, for a candidate M, plan_few_tiles(n, m, k, ...) marked transposed where its cycles times
+// kTransposedMargin are at most the first's, unless it splits over every cluster; for C, with a 64-row fitted width
+// where with_fitted_rows64_width takes one.
+__host__ __device__ constexpr FewTilesPlan plan_few_tiles_compared(int m, int n, int k, int clusters,
+                                                                   int quad_clusters = 0, FewTilesMemory memory = {}) {
   const FewTilesPlan plan = with_fitted_rows64_width(plan_few_tiles(m, n, k, clusters, -1, quad_clusters, memory), m, n);
   if (!transposed_candidate(m)) return plan;
   FewTilesPlan transposed = plan_few_tiles(n, m, k, clusters, -1, quad_clusters, memory);
   if (transposed.splits_over_every_cluster() || kTransposedMargin * transposed.cycles > plan.cycles) return plan;
   transposed.transposed = true;
   return transposed;
+}
+
+// The plan kernel 15 launches: the compared one, with wide tiles in whole rounds where with_wide_rounds takes them.
+__host__ __device__ constexpr FewTilesPlan plan_few_tiles_or_transposed(int m, int n, int k, int clusters,
+                                                                        int quad_clusters = 0,
+                                                                        FewTilesMemory memory = {}) {
+  return with_wide_rounds(plan_few_tiles_compared(m, n, k, clusters, quad_clusters, memory), m, n);
 }
 
 }  // namespace gemm

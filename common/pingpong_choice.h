@@ -236,8 +236,9 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
                                                                  int quad_clusters = 0,
                                                                  FewTilesMemory memory = {}) {
   PingPongEstimate estimate;
-  estimate.few_tiles_plan = plan_few_tiles_or_transposed(m, n, k, clusters, quad_clusters, memory);
-  const FewTilesPlan& plan = estimate.few_tiles_plan;
+  // Weighed by the plan kernel 15's model compares; launched as the plan kernel 15 launches (common/few_tiles.h).
+  const FewTilesPlan plan = plan_few_tiles_compared(m, n, k, clusters, quad_clusters, memory);
+  estimate.few_tiles_plan = with_wide_rounds(plan, m, n);
   estimate.few_tiles = plan.narrow() || plan.cluster_tiles < plan.resident_clusters;
   estimate.cooperative_cycles =
       plan.cycles + (estimate.few_tiles && !plan.schedule.splits() ? kFewTilesWholeCycles : 0);

@@ -13,9 +13,11 @@
 //    two consumer warpgroups instead of one (256 × 6144 × 4096: 2 × 64 tiles), in 2 × 1 clusters with no CTA wholly
 //    below M. Where the plan's one round of whole tiles still leaves clusters idle, 64-row fitted widths, 64 × 80, 96
 //    or 112 in 2 × 1 clusters, busy more of them (128 × 4608 × 3584: 58 cluster tiles of 64 × 80 for 36 of 64 × 128).
-//    The tile is a template parameter (Tiling): the wgmma's N is its width, the stages as many as fit in 200 KB; a
-//    fitted width's columns past its last 64-column store box go from the registers straight to C. cuBLAS runs such
-//    tiles on such shapes.
+//    Where the plan splits along K and M has 1024 tokens or more, 128 × 320 tiles (two m64n160 wgmmas a k step) in
+//    up to two whole rounds replace it (1024 × 10240 × 8192: two rounds of 128 cluster tiles, where 128 × 256 makes
+//    two and splits the last 28 of 160). The tile is a template parameter (Tiling): the wgmma's N is its width, the
+//    stages as many as fit in 200 KB; a fitted width's columns past its last 64-column store box go from the
+//    registers straight to C. cuBLAS runs such tiles on such shapes.
 // 2. All resident clusters are launched, and when the tiles are fewer than the clusters and a split pays, every tile is
 //    split along K (common/stream_k.h): over all of them (make_few_tiles: each cluster gets the same number of k
 //    blocks, the tail of one tile and the head of the next) or, where the tiles are at most half the clusters, into
@@ -117,24 +119,25 @@ struct Tiling {
   static constexpr int kSliceRowsA = kBlockM / kClusterN;  // rows of A this CTA loads for its cluster row
   static constexpr int kSliceRowsB = kBlockN / kClusterM;  // rows of B this CTA loads for its cluster column
   static constexpr int kTileBytesB = kBlockN * kBlockK * sizeof(bf16);
-  // As many stages as fit in 200 KB: 4 × 48 KB (128 × 256), 5 × 34-40 KB (128 × 144-192), 6 × 32 KB, 7 × 28 KB
-  // (128 × 96), 8 × 24 KB (64 × 128).
+  // As many stages as fit in 200 KB: 3 × 56 KB (128 × 320), 4 × 48 KB (128 × 256), 5 × 34-40 KB (128 × 144-192),
+  // 6 × 32 KB, 7 × 28 KB (128 × 96), 8 × 24 KB (64 × 128).
   static constexpr int kStages = 200 * 1024 / (kTileBytesA + kTileBytesB);
   static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
   // The epilogue's staging: the whole 64-column boxes of a consumer's 64 × kBlockN tile go out in kStoreRounds rounds
-  // of kStoreBoxes boxes of 64 × 64 (two rounds of two boxes or one; 192 columns in three of one, 64 in one). A fitted
+  // of kStoreBoxes boxes of 64 × 64 (two rounds of two boxes or one; 192 columns in three of one, 320 in five, 64 in
+  // one). A fitted
   // width's last kTailChunks 8-column chunks (16-48 columns) are stored from the registers instead, so that no box
   // reaches into the next tile.
   static constexpr int kBoxedCols = kBlockN / kBoxCols * kBoxCols;
   static constexpr int kTailChunks = (kBlockN - kBoxedCols) / 8;
-  static constexpr int kStoreRounds = kBoxedCols == 192 ? 3 : kBoxedCols == 64 ? 1 : 2;
+  static constexpr int kStoreRounds = kBoxedCols == 320 ? 5 : kBoxedCols == 192 ? 3 : kBoxedCols == 64 ? 1 : 2;
   static constexpr int kStoreBoxes = kBoxedCols / kBoxCols / kStoreRounds;
   static constexpr int kChunksPerRound = kBoxedCols / 8 / kStoreRounds;  // 8-column accumulator chunks per round
   static constexpr int kPackedPerRound = 2 * kChunksPerRound;            // a round's accumulators as bf16 pairs
   static constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile
-  static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128 || kBlockN == 176 || kBlockN == 160 ||
-                    kBlockN == 144 || kBlockN == 112 || kBlockN == 96 || kBlockN == 80,
-                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144, 128, 112, 96 or 80");
+  static_assert(kBlockN == 320 || kBlockN == 256 || kBlockN == 192 || kBlockN == 128 || kBlockN == 176 ||
+                    kBlockN == 160 || kBlockN == 144 || kBlockN == 112 || kBlockN == 96 || kBlockN == 80,
+                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144, 128, 112, 96 or 80, or two of N = 160");
   static_assert(kBlockM == 128 || kBlockM == 64, "two consumer warpgroups or one");
   static_assert(kBoxedCols % (kBoxCols * kStoreRounds) == 0);
   static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
@@ -193,6 +196,25 @@ __device__ __forceinline__ void mbarrier_arrive_cluster_ctas_predicated(uint64_t
         "}\n" ::"r"(smem_address(barrier)),
         "r"(static_cast<uint32_t>(cta)), "r"(arrive_here)
         : "memory");
+  }
+}
+
+// A consumer warpgroup's k step over its 64 rows of the tile, B's k step at shared address `b_address`: one wgmma of
+// the tile's width, or for 128 × 320 tiles (wider than wgmma's 256) two of 160 columns, the second's B 160 rows further
+// into the stage (a whole number of 8-row swizzle atoms) and its accumulators the tile's chunks 20-39, where an
+// m64n320 would hold them.
+template <int kBlockN>
+__device__ __forceinline__ void wgmma_tile_row(float (&acc)[kBlockN / 2], uint64_t descriptor_a, uint32_t b_address,
+                                               bool accumulate) {
+  if constexpr (kBlockN == 320) {
+    constexpr int kHalf = kBlockN / 2;
+    static_assert(kHalf * kRowBytes % 1024 == 0, "the second half starts on a swizzle atom");
+    float(&left)[kHalf / 2] = *reinterpret_cast<float(*)[kHalf / 2]>(&acc[0]);
+    float(&right)[kHalf / 2] = *reinterpret_cast<float(*)[kHalf / 2]>(&acc[kHalf / 2]);
+    wgmma_m64n160k16(left, descriptor_a, wgmma_descriptor_k_major_128b(b_address), accumulate);
+    wgmma_m64n160k16(right, descriptor_a, wgmma_descriptor_k_major_128b(b_address + kHalf * kRowBytes), accumulate);
+  } else {
+    wgmma_m64nNk16<kBlockN>(acc, descriptor_a, wgmma_descriptor_k_major_128b(b_address), accumulate);
   }
 }
 
@@ -354,9 +376,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         for (int k_step = 0; k_step < kBlockK / kWgmmaK; ++k_step) {
           const uint32_t k_offset = k_step * kWgmmaK * sizeof(bf16);
           const uint64_t descriptor_a = wgmma_descriptor_k_major_128b(a_base + k_offset);
-          const uint64_t descriptor_b = wgmma_descriptor_k_major_128b(b_base + k_offset);
           const bool accumulate = iteration > 0 || k_step > 0;
-          wgmma_m64nNk16<kBlockN>(acc, descriptor_a, descriptor_b, accumulate);
+          wgmma_tile_row<kBlockN>(acc, descriptor_a, b_base + k_offset, accumulate);
         }
         wgmma_commit_group();
         read.advance();
@@ -528,6 +549,15 @@ GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
       throw std::logic_error("kernel 15 has no 64-row fitted width for Cᵀ");
     }
   }
+  if (plan.block_n == 320) {  // wide tiles in whole rounds: for C, in 2 × 1 clusters only (common/few_tiles.h)
+    if constexpr (!kTransposed) {
+      if (plan.cluster_along_n() || plan.quad_clusters())
+        throw std::logic_error("kernel 15 has its 128 × 320 tiles in 2 × 1 clusters only");
+      return prepare_tiling<Tiling<128, 320, 2, 1>>(problem, plan.schedule);
+    } else {
+      throw std::logic_error("kernel 15 has no 128 × 320 tiles for Cᵀ");
+    }
+  }
   if (plan.block_m == 64)
     return plan.block_n == 192 ? prepare_oriented<64, 192, kTransposed>(problem, plan)
                                : prepare_oriented<64, 128, kTransposed>(problem, plan);
@@ -616,6 +646,7 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // sass: sm_90a TilingILi128ELi176E UTMALDG\.2D\.MULTICAST HGMMA\.64x176x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi160E UTMALDG\.2D\.MULTICAST HGMMA\.64x160x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi144E UTMALDG\.2D\.MULTICAST HGMMA\.64x144x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi320ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x160x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8
 // sass: sm_90a TilingILi128ELi96ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x96x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi64ELi80ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x80x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s
 // sass: sm_90a TilingILi64ELi96ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x96x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s

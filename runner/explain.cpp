@@ -97,6 +97,8 @@ std::string few_tiles_plan_text(const Shape& shape, const FewTilesPlan& plan) {
       line << " whole, one per cluster (a split over every cluster would wait on the DRAM)";
     else if (fitted_width(plan.block_m, plan.block_n))
       line << " whole, one per cluster (a width fitted to one round)";
+    else if (plan.block_n == kWideRoundsWidth)
+      line << " whole, one per cluster (wide tiles for a split)";
     else
       line << " whole, one per cluster (no split pays)";
   } else if (schedule.splits()) {
@@ -105,6 +107,7 @@ std::string few_tiles_plan_text(const Shape& shape, const FewTilesPlan& plan) {
   } else {
     const int rounds = schedule.rounds();
     line << " in " << rounds << (rounds == 1 ? " round" : " rounds") << " on " << schedule.workers << " clusters";
+    if (plan.block_n == kWideRoundsWidth) line << " (wide tiles for a split)";
   }
   if (operand_fill_bytes(shape.k) != kOnLinesFillBytes)  // rows off the L2's lines (common/few_tiles.h)
     line << "; " << operand_fill_bytes(shape.k) << "-byte L2 fills";

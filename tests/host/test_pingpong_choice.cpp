@@ -77,6 +77,25 @@ TEST(PingPongChoice, SplitClauseWeighsTheLaunchedWidthOnWholeRowsOnTheLines) {
   EXPECT_NEAR(ragged.clause_cycles(), ragged.rule_cycles, 1e-6);
 }
 
+// Where kernel 15 launches 128 × 320 tiles in whole rounds for a split (common/few_tiles.h, with_wide_rounds), kernel
+// 16 weighs the plan they replace. 1024 × 10240 × 8192, 128 k blocks: 4 × 40 = 160 cluster tiles of 128 × 256, two
+// whole rounds and the last 28 split over 66 clusters: (2 · 128 + 28 · 128 / 66 + 24) · 1024 + 3 · 3300; the split
+// clause holds, not the few-tile one; it launches 4 × 32 = 128 cluster tiles of 128 × 320 in two rounds on 64 clusters.
+TEST(PingPongChoice, WideTilesInWholeRoundsWeighedAsThePlanTheyReplace) {
+  const PingPongEstimate estimate = estimate_pingpong(1024, 10240, 8192, kClusters);
+  EXPECT_FALSE(estimate.few_tiles);
+  EXPECT_TRUE(estimate.split_last_round);
+  EXPECT_NEAR(estimate.few_tiles_plan.schedule_cycles, (2 * 128 + 28 * 128.0 / 66 + 24) * 1024 + 3 * 3300, 1e-6);
+  EXPECT_EQ(estimate.few_tiles_plan.block_n, 320);
+  EXPECT_EQ(estimate.few_tiles_plan.cluster_tiles, 128);
+  EXPECT_EQ(estimate.few_tiles_plan.schedule.workers, 64);
+  EXPECT_FALSE(estimate.few_tiles_plan.schedule.splits());
+  const FewTilesPlan pick = plan_few_tiles_compared(1024, 10240, 8192, kClusters);
+  EXPECT_EQ(pick.block_n, 256);
+  EXPECT_EQ(pick.cluster_tiles, 160);
+  EXPECT_DOUBLE_EQ(estimate.cooperative_cycles, pick.cycles);
+}
+
 // The idle clause: kernel 15's whole rounds on 0.95 of the clusters or fewer, whole tile rows on the lines, kernel 14 at
 // 160 columns or more, 2 % ahead at its launched width. 2048 × 4800 × 1600, 25 k blocks: 16 × 19 = 304 tiles of
 // 128 × 256, 152 cluster tiles in 3 rounds (no split pays) on ⌈152 / 3⌉ = 51 clusters; kernel 15 costed as kernel 13's
@@ -321,8 +340,12 @@ TEST(PingPongChoice, SplitLastRoundByItsSchedule) {
   const PingPongEstimate few_split = estimate_pingpong(1024, 4608, 3584, kClusters);
   EXPECT_FALSE(few_split.few_tiles);
   EXPECT_TRUE(few_split.split_last_round);
-  EXPECT_EQ(few_split.few_tiles_plan.block_n, 256);
-  EXPECT_EQ(few_split.few_tiles_plan.schedule.split_tiles(), 6);
+  // Weighed by the plan its model compares (kernel 15 would launch 60 cluster tiles of 128 × 320 in its place:
+  // common/few_tiles.h, with_wide_rounds).
+  const FewTilesPlan few_split_pick = plan_few_tiles_compared(1024, 4608, 3584, kClusters);
+  EXPECT_EQ(few_split_pick.block_n, 256);
+  EXPECT_EQ(few_split_pick.schedule.split_tiles(), 6);
+  EXPECT_EQ(few_split.few_tiles_plan.block_n, 320);
   EXPECT_NEAR(few_split.few_tiles_plan.schedule_cycles, (56 + 336.0 / 66 + 24) * 1024 + 2 * 3300, 1e-6);
   EXPECT_NEAR(few_split.cooperative_cycles, 144.0 * 56 * 1024 / 132 + 2 * 3300, 1e-6);
   EXPECT_EQ(few_split.rule_rounds, 2);

@@ -1022,6 +1022,58 @@ TEST(FewTiles, FittedRows64WidthsWhereOneRoundLeavesClustersIdle) {
   EXPECT_EQ(transposed.block_m, 128);
 }
 
+// Wide tiles in whole rounds (with_wide_rounds): where the compared plan splits along K and M has 1024 tokens or more,
+// 128 × 320 tiles in 2 × 1 clusters replace it where they make at most two rounds, fewer than the pick's (its split
+// round counted), the last on at least 0.85 of the 66 clusters (56.1), on ⌈T / r⌉ clusters; the pick's cycles stay.
+// The counts by hand: 1024 tokens are 8 tile rows, 4 cluster rows; 1400 and 1290 are 11 tile rows, 6 cluster rows;
+// 10240 / 320 = 32 columns, 6640 / 320 = 20.75 → 21, 3280 / 320 = 10.25 → 11, 9632 / 320 = 30.1 → 31. So 128 cluster
+// tiles in two rounds on 64 clusters, 126 on 63, 66 in one round, 124 in two on 62. The last three are the GPU test's
+// shapes (wide_rounds_kernels_15_16, tests/CMakeLists.txt).
+TEST(FewTiles, WideTilesInWholeRoundsWhereThePickSplits) {
+  struct Case {
+    int m, n, k, cluster_tiles, workers;
+  };
+  const Case cases[] = {
+      {1024, 10240, 8192, 128, 64}, {1400, 6640, 3344, 126, 63}, {1290, 3280, 7040, 66, 66}, {1024, 9632, 6688, 124, 62}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
+    const FewTilesPlan pick = plan_few_tiles_compared(c.m, c.n, c.k, 66, 30, kH200Memory);
+    EXPECT_TRUE(pick.schedule.splits());
+    EXPECT_NE(pick.block_n, 320);
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, 30, kH200Memory);
+    EXPECT_EQ(plan.block_m, 128);
+    EXPECT_EQ(plan.block_n, 320);
+    EXPECT_EQ(plan.cluster_m, 2);
+    EXPECT_EQ(plan.cluster_n, 1);
+    EXPECT_FALSE(plan.transposed);
+    EXPECT_EQ(plan.cluster_tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.schedule.tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.schedule.workers, c.workers);
+    EXPECT_EQ(plan.schedule.whole_tiles, c.cluster_tiles);  // no split
+    EXPECT_EQ(plan.k_blocks, (c.k + 63) / 64);
+    EXPECT_DOUBLE_EQ(plan.cycles, pick.cycles);
+    EXPECT_DOUBLE_EQ(plan.schedule_cycles, pick.schedule_cycles);
+  }
+  // Not under 1024 tokens (512 × 10240 × 8192, which splits), nor where the wide tiles' last round is short
+  // (2040 × 4800 × 4096: 8 cluster rows of 15 columns, 120 tiles, the second round 54 of 66), nor where the pick is whole
+  // (1024 × 8192 × 8192: 128 × 256 tiles in two whole rounds).
+  for (const auto& [m, n, k] : {std::array{512, 10240, 8192}, std::array{2040, 4800, 4096}}) {
+    const FewTilesPlan pick = plan_few_tiles_compared(m, n, k, 66, 30, kH200Memory);
+    EXPECT_TRUE(pick.schedule.splits()) << m << "x" << n << "x" << k;
+    EXPECT_NE(plan_few_tiles_or_transposed(m, n, k, 66, 30, kH200Memory).block_n, 320) << m << "x" << n << "x" << k;
+  }
+  const FewTilesPlan whole = plan_few_tiles_or_transposed(1024, 8192, 8192, 66, 30, kH200Memory);
+  EXPECT_FALSE(whole.schedule.splits());
+  EXPECT_EQ(whole.block_n, 256);
+  // Nor for Cᵀ or 2 × 2 clusters: the same pick so marked stays as it is.
+  FewTilesPlan transposed = plan_few_tiles_compared(1024, 10240, 8192, 66, 30, kH200Memory);
+  transposed.transposed = true;
+  EXPECT_EQ(with_wide_rounds(transposed, 1024, 10240).block_n, 256);
+  FewTilesPlan quad = plan_few_tiles_compared(1024, 10240, 8192, 66, 30, kH200Memory);
+  quad.cluster_n = 2;
+  EXPECT_EQ(with_wide_rounds(quad, 1024, 10240).block_n, 256);
+}
+
 // The shapes the GPU tests give kernel 15 for its splits take the schedules their comments name, as kernel 15's
 // launcher plans them on an H200 (66 clusters of two, 30 of four where the rows are off the lines, its DRAM rate and
 // L2; the launcher asks the GPU for these, so on another GPU some may plan otherwise): the check suite's
@@ -1179,10 +1231,10 @@ TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
 TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
   const std::set<std::pair<int, int>> tilings = {{128, 256}, {128, 192}, {128, 176}, {128, 160}, {128, 144},
                                                  {128, 128}, {128, 96},  {64, 192},  {64, 128},  {64, 112},
-                                                 {64, 96},   {64, 80}};
+                                                 {64, 96},   {64, 80},   {128, 320}};
   std::mt19937 draw(20261205);
   std::uniform_int_distribution<int> tokens(1, 2300), eighths(1, 30000 / 8);
-  int transposed = 0, quads = 0, splits = 0, fitted = 0;
+  int transposed = 0, quads = 0, splits = 0, fitted = 0, wide = 0;
   for (int shape = 0; shape < 600; ++shape) {
     const int m = tokens(draw), n = 8 * eighths(draw), k = 8 * eighths(draw);
     for (const bool with_memory : {true, false}) {
@@ -1208,6 +1260,13 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
         EXPECT_EQ(plan.cluster_n, 1);
         EXPECT_FALSE(plan.schedule.splits());
       }
+      if (plan.block_n == 320) {  // kernel 15's only instance of them: for C, 2 × 1, whole rounds
+        EXPECT_FALSE(plan.transposed);
+        EXPECT_EQ(plan.cluster_m, 2);
+        EXPECT_EQ(plan.cluster_n, 1);
+        EXPECT_FALSE(plan.schedule.splits());
+        EXPECT_GE(m, kWideRoundsMinTokens);
+      }
       const int rows = plan.transposed ? n : m, columns = plan.transposed ? m : n;
       EXPECT_EQ(plan.cluster_tiles, ceil_div(ceil_div(rows, plan.block_m), plan.cluster_m) *
                                         ceil_div(ceil_div(columns, plan.block_n), plan.cluster_n));
@@ -1222,6 +1281,7 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
       quads += plan.quad_clusters();
       splits += plan.schedule.splits();
       fitted += fitted_width(plan.block_m, plan.block_n);
+      wide += plan.block_n == 320;
     }
   }
   // The draw reaches each kind of plan, so the checks above are not of one kind only.
@@ -1229,6 +1289,7 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
   EXPECT_GT(quads, 0);
   EXPECT_GT(splits, 0);
   EXPECT_GT(fitted, 0);
+  EXPECT_GT(wide, 0);
 }
 
 }  // namespace
