@@ -16,8 +16,9 @@
 // flops a cycle, so a 128 × 256 × 64 block is 1024 cycles and a 128 × w × 64 block 4w: 704 for 176, 736 for 184):
 //   cooperative  all 128 × 256 tiles spread evenly over the SMs (the stream-K tail evens out the last round),
 //                plus kCooperativeBoundaryCycles per round of tiles; with fewer cluster tiles than clusters, or
-//                where kernel 15 takes narrower tiles, its own model of its plan (plan_few_tiles_or_transposed:
-//                tile width, split or whole tiles, and where M is ragged the problem transposed);
+//                where kernel 15 takes narrower tiles, its own model of its plan (plan_few_tiles_compared:
+//                tile width, split or whole tiles, and where M is ragged the problem transposed; kernel 15 then
+//                launches that plan, or 128 × 320 tiles in whole rounds where with_wide_rounds takes them);
 //   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 4w-cycle k blocks, kPingPongOverhead
 //                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200), for the
 //                width of the rule's two that needs fewer (176, cuBLAS's tile, on a tie): on the LLM shape 184
