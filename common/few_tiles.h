@@ -544,11 +544,13 @@ __host__ __device__ constexpr FewTilesPlan with_fitted_rows64_width(const FewTil
 // docs/log/15_few_tiles.md, section 34). So such a plan is replaced by 128 × 320 tiles in 2 × 1 clusters (two m64n160
 // wgmmas a k step for each consumer warpgroup, three stages) in whole rounds, at most kWideRoundsMaxRounds, where they
 // take fewer rounds than the pick (its split counted as one) and busy at least kWideRoundsMinFill of the clusters in
-// the last; as kernel 13's rounds, on as few clusters as make them (⌈T / r⌉ for T cluster tiles in r rounds). Forced so against kernel 15's pick (section 34, calls 11 and 12): 0.87-0.98 of the time on all six shapes
-// measured at 1024 tokens, where four 2 × 1 cluster rows read each panel of B; 1.05-1.10 on four of ten at 256-752
-// tokens, whence the floor on M (an inference from those counts, not a model). Measured, not modelled: the replaced
-// pick stands for it in kernel 16's comparisons (plan_few_tiles_compared, below). Not for Cᵀ or 2 × 2 clusters, nor where
-// the pick is whole.
+// the last; as kernel 13's rounds, on as few clusters as make them (⌈T / r⌉ for T cluster tiles in r rounds). Forced so
+// against kernel 15's pick (section 34, calls 11 and 12): 0.87-0.98 of the time on all six shapes measured at 1024
+// tokens, where four 2 × 1 cluster rows read each panel of B; 1.05-1.10 on four of ten at 256-752 tokens, whence the
+// floor on M (an inference from those counts, not a model). Measured, not modelled: the replaced pick stands for it in
+// kernel 16's comparisons (plan_few_tiles_compared, below). Checked where kernel 16 launches them, on 24 shapes drawn
+// at random (M 1024-3600, N not a multiple of 256): 0.90 of kernel 16's time in each of two runs, none 3 % slower in
+// both (an H100; section 62). Not for Cᵀ or 2 × 2 clusters, nor where the pick is whole.
 constexpr int kWideRoundsWidth = 320;
 constexpr int kWideRoundsMinTokens = 1024;
 constexpr int kWideRoundsMaxRounds = 2;
@@ -569,7 +571,8 @@ __host__ __device__ constexpr FewTilesPlan with_wide_rounds(const FewTilesPlan& 
   wide.cluster_m = 2;
   wide.cluster_n = 1;
   wide.cluster_tiles = static_cast<int>(tiles);
-  wide.schedule = {wide.cluster_tiles, plan.k_blocks, static_cast<int>((tiles + rounds - 1) / rounds), wide.cluster_tiles};
+  const int workers_needed = static_cast<int>((tiles + rounds - 1) / rounds);  // ⌈T / r⌉
+  wide.schedule = {wide.cluster_tiles, plan.k_blocks, workers_needed, wide.cluster_tiles};
   wide.whole_over_dram = false;
   return wide;
 }

@@ -1034,7 +1034,11 @@ TEST(FewTiles, WideTilesInWholeRoundsWhereThePickSplits) {
     int m, n, k, cluster_tiles, workers;
   };
   const Case cases[] = {
-      {1024, 10240, 8192, 128, 64}, {1400, 6640, 3344, 126, 63}, {1290, 3280, 7040, 66, 66}, {1024, 9632, 6688, 124, 62}};
+      {1024, 10240, 8192, 128, 64},
+      {1400, 6640, 3344, 126, 63},
+      {1290, 3280, 7040, 66, 66},
+      {1024, 9632, 6688, 124, 62},
+  };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
     const FewTilesPlan pick = plan_few_tiles_compared(c.m, c.n, c.k, 66, 30, kH200Memory);
@@ -1055,8 +1059,8 @@ TEST(FewTiles, WideTilesInWholeRoundsWhereThePickSplits) {
     EXPECT_DOUBLE_EQ(plan.schedule_cycles, pick.schedule_cycles);
   }
   // Not under 1024 tokens (512 × 10240 × 8192, which splits), nor where the wide tiles' last round is short
-  // (2040 × 4800 × 4096: 8 cluster rows of 15 columns, 120 tiles, the second round 54 of 66), nor where the pick is whole
-  // (1024 × 8192 × 8192: 128 × 256 tiles in two whole rounds).
+  // (2040 × 4800 × 4096: 8 cluster rows of 15 columns, 120 tiles, the second round 54 of 66), nor where the pick is
+  // whole (1024 × 8192 × 8192: 128 × 256 tiles in two whole rounds).
   for (const auto& [m, n, k] : {std::array{512, 10240, 8192}, std::array{2040, 4800, 4096}}) {
     const FewTilesPlan pick = plan_few_tiles_compared(m, n, k, 66, 30, kH200Memory);
     EXPECT_TRUE(pick.schedule.splits()) << m << "x" << n << "x" << k;
