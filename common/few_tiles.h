@@ -550,7 +550,8 @@ __host__ __device__ constexpr FewTilesPlan with_fitted_rows64_width(const FewTil
 // floor on M (an inference from those counts, not a model). Measured, not modelled: the replaced pick stands for it in
 // kernel 16's comparisons (plan_few_tiles_compared, below). Checked where kernel 16 launches them, on 24 shapes drawn
 // at random (M 1024-3600, N not a multiple of 256): 0.90 of kernel 16's time in each of two runs, none 3 % slower in
-// both (an H100; section 62). Not for Cᵀ or 2 × 2 clusters, nor where the pick is whole.
+// both; then on 36 more, 0.89 over 24 and 0.94 over 12 with N under 2200, two 3-4 % slower in both (an H100; section
+// 62). Not for Cᵀ or 2 × 2 clusters, nor where the pick is whole.
 constexpr int kWideRoundsWidth = 320;
 constexpr int kWideRoundsMinTokens = 1024;
 constexpr int kWideRoundsMaxRounds = 2;
