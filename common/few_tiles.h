@@ -572,8 +572,7 @@ __host__ __device__ constexpr FewTilesPlan with_wide_rounds(const FewTilesPlan& 
   wide.cluster_m = 2;
   wide.cluster_n = 1;
   wide.cluster_tiles = static_cast<int>(tiles);
-  const int workers_needed = static_cast<int>((tiles + rounds - 1) / rounds);  // ⌈T / r⌉
-  wide.schedule = {wide.cluster_tiles, plan.k_blocks, workers_needed, wide.cluster_tiles};
+  wide.schedule = {wide.cluster_tiles, plan.k_blocks, static_cast<int>((tiles + rounds - 1) / rounds), wide.cluster_tiles};
   wide.whole_over_dram = false;
   return wide;
 }

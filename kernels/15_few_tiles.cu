@@ -125,9 +125,8 @@ struct Tiling {
   static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
   // The epilogue's staging: the whole 64-column boxes of a consumer's 64 × kBlockN tile go out in kStoreRounds rounds
   // of kStoreBoxes boxes of 64 × 64 (two rounds of two boxes or one; 192 columns in three of one, 320 in five, 64 in
-  // one). A fitted
-  // width's last kTailChunks 8-column chunks (16-48 columns) are stored from the registers instead, so that no box
-  // reaches into the next tile.
+  // one). A fitted width's last kTailChunks 8-column chunks (16-48 columns) are stored from the registers instead, so
+  // that no box reaches into the next tile.
   static constexpr int kBoxedCols = kBlockN / kBoxCols * kBoxCols;
   static constexpr int kTailChunks = (kBlockN - kBoxedCols) / 8;
   static constexpr int kStoreRounds = kBoxedCols == 320 ? 5 : kBoxedCols == 192 ? 3 : kBoxedCols == 64 ? 1 : 2;
