@@ -51,10 +51,6 @@
 //    barriers' init fence is all it must publish), and at the end the producer waits until every stage it filled has
 //    been released by every CTA that reads it, where kernel 13 ends with a cluster barrier over all threads. In a
 //    launch of one round both barriers are on the critical path: together 1.1-1.6 µs of it on an H100.
-// 7. A launch of one round reads no tile table. Its tiles all run at once, so their order shares no more of the L2 in
-//    one order than in another: they go row by row, worked out from the unit's index. At a launch's start, the read of
-//    the first tile's place from the table stood between the producer's start and its first loads (0.5-1.3 µs on an
-//    H100, docs/log/15_few_tiles.md, section 53).
 //
 // Where 128 × 256 tiles make two rounds or more: 128 × 256 tiles and kernel 13's schedule, unchanged, but that up to
 // four rounds 128 × 192 or 128 × 128 tiles in whole rounds replace a split last round where the model puts them 6 %
@@ -256,14 +252,6 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   for (int n = 0; n < kClusterN; ++n) row_mask |= 1u << (rank_m + kClusterM * n);
   for (int m = 0; m < kClusterM; ++m) column_mask |= 1u << (m + kClusterM * rank_n);
   const uint16_t stage_readers = row_mask | column_mask;
-  // A unit's cluster tile (the header, 7). In a launch of one round every tile runs at once, so the tiles go row by row
-  // (the launcher's table says the same) and no load waits for a read of the table; in rounds, the table's order.
-  // Worked out from the parameters at each call: kept live across the main loop, it spills in 2 × 2 clusters.
-  const auto cluster_tile_of = [&](const WorkUnit& unit) {
-    const int cluster_tiles_n = ceil_div(ceil_div(problem.n, kBlockN), kClusterN);
-    return schedule.rounds() == 1 ? TileCoord{unit.tile / cluster_tiles_n, unit.tile % cluster_tiles_n}
-                                  : unpack_tile(tile_order[unit.tile]);
-  };
 
   if (threadIdx.x == 0) {
     for (int stage = 0; stage < kStages; ++stage) {
@@ -280,7 +268,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     if (threadIdx.x == 0) {
       PipelineState<kStages> write;
       for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
-        const TileCoord cluster_tile = cluster_tile_of(unit);
+        const TileCoord cluster_tile = unpack_tile(tile_order[unit.tile]);
         const int row = (cluster_tile.m * kClusterM + rank_m) * kBlockM;
         const int col = (cluster_tile.n * kClusterN + rank_n) * kBlockN;
         const bool whole = unit.tile < schedule.whole_tiles;  // the split tiles' units go as they come
@@ -377,7 +365,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       has_deferred = false;
     };
     for (WorkUnit unit = schedule.first(worker); unit.valid(); unit = schedule.next(worker, unit)) {
-      const TileCoord cluster_tile = cluster_tile_of(unit);
+      const TileCoord cluster_tile = unpack_tile(tile_order[unit.tile]);
       for (int iteration = 0; iteration < unit.k_blocks(); ++iteration) {  // k blocks in the producer's order
         mbarrier_wait_ptx_loop(&smem.full[read.stage], read.phase);
         wgmma_fence();
@@ -491,18 +479,15 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
     throw std::logic_error("kernel 15's plan and its tiling disagree on the tiles");
   const int clusters = schedule.workers;
   const int grid = clusters * kClusterSize;
-  // In rounds, each full round's tiles handed out GPC by GPC (common/gpc_rounds.h; worker w takes position r × workers
-  // + w of round r), the split tiles after the full rounds as they are. In one round, row by row, as the kernel works
-  // them out without reading the table (the header, 7).
-  const bool one_round = schedule.rounds() == 1;
-  const int grouped_tiles = one_round ? 0 : schedule.full_rounds() * clusters;
+  // Each full round's tiles handed out GPC by GPC (common/gpc_rounds.h; worker w takes position r × workers + w of
+  // round r). The split tiles after the full rounds stay as they are.
+  const int grouped_tiles = schedule.full_rounds() * clusters;
   std::vector<int> dealt;  // the grouped positions; only those of the full rounds are used (none: no probe)
   if (grouped_tiles > 0)
     dealt = gpc_grouped_rounds(hilbert, probe_cluster_gpcs(grid, kThreads, kSharedBytes, kClusterSize));
   std::vector<uint32_t> table;
   for (int position = 0; position < cluster_tiles; ++position)
-    table.push_back(pack_tile(one_round ? TileCoord{position / cluster_tiles_n, position % cluster_tiles_n}
-                                        : hilbert[position < grouped_tiles ? dealt[position] : position]));
+    table.push_back(pack_tile(hilbert[position < grouped_tiles ? dealt[position] : position]));
   const auto tile_order = std::make_shared<DeviceBuffer<uint32_t>>(table.size(), "the tile order");
   CUDA_CHECK(cudaMemcpy(tile_order->get(), table.data(), table.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
   const bool split = schedule.splits();
