@@ -1,6 +1,6 @@
 // Rounds of cluster tiles handed out GPC by GPC, so that the clusters of one GPC compute tiles of one row and ask
 // for the same A panel together. Introduced by kernel 13 (kSortedRows); kernel 14 adds kRowPerGpc and the groups of
-// its per-GPC round barriers (gpc_groups).
+// its per-GPC round barriers (gpc_groups); kernel 15 deals by column in clusters along N (kSortedColumns).
 //
 // Why. A persistent kernel's round j is the tiles at positions [j·C, (j+1)·C) of its order, C clusters, one each.
 // Which cluster takes which of them changes nothing in DRAM (the round reads the same panels), but it changes what
@@ -10,7 +10,7 @@
 // With cluster c taking position j·C + c, the clusters of a GPC hold tiles of several rows, and most of their
 // requests for A find no partner.
 //
-// How. Two ways of dealing a round (`GpcDealing`):
+// How. Three ways of dealing a round (`GpcDealing`):
 //   - kSortedRows: the round's tiles, sorted by row, then column, dealt out in that order to the clusters GPC by GPC
 //     (the biggest GPC first, its clusters in index order). A GPC's clusters take consecutive tiles: one row, or the
 //     end of one and the start of the next where the GPC's run crosses a row's end. The cooperative kernel's way.
@@ -19,7 +19,10 @@
 //     have clusters (the ping-pong kernel's bands of 8 rows: 66 tiles as rows of 8 and 9 for GPCs of 8 and 9
 //     clusters), every GPC's clusters share one row: on the GPCs probed on H100s and H200s (eight, and four lone
 //     clusters), 12 GPC-row pairs a round against 12-19 sorted. The ping-pong kernel's way.
-// Either way every tile of the round is still computed exactly once, by one cluster, so the results do not depend on
+//   - kSortedColumns: kSortedRows with rows and columns swapped: a GPC's clusters take consecutive tiles of one
+//     column, and ask for the same B panel together. For clusters whose CTAs lie along N (1 × 2: A is multicast over
+//     the pair, each CTA loads its B alone), where B is the load that finds no partner otherwise. Kernel 15's.
+// Every way, every tile of the round is still computed exactly once, by one cluster, so the results do not depend on
 // the labels being right; the labels come from a probe of where the clusters run (common/gpc_probe.h), and only the
 // speed does.
 //
@@ -40,7 +43,7 @@ namespace gemm {
 // The entry of a cluster that has no tile in the last round.
 constexpr int kNoTile = -1;
 
-enum class GpcDealing { kSortedRows, kRowPerGpc };
+enum class GpcDealing { kSortedRows, kRowPerGpc, kSortedColumns };
 
 // The clusters grouped by label, the biggest group first (ties: the group of the lowest cluster first), each group's
 // clusters in index order.
@@ -64,6 +67,11 @@ inline std::vector<std::vector<int>> clusters_by_gpc(const std::vector<int>& gpc
 inline std::vector<int> gpc_grouped_rounds(const std::vector<TileCoord>& tiles,
                                            const std::vector<int>& gpc_of_cluster,
                                            GpcDealing dealing = GpcDealing::kSortedRows) {
+  if (dealing == GpcDealing::kSortedColumns) {  // the same positions, dealt as if the grid were transposed
+    std::vector<TileCoord> transposed;
+    for (const TileCoord& tile : tiles) transposed.push_back({tile.n, tile.m});
+    return gpc_grouped_rounds(transposed, gpc_of_cluster, GpcDealing::kSortedRows);
+  }
   const int clusters = static_cast<int>(gpc_of_cluster.size());
   if (clusters == 0) throw std::invalid_argument("gpc_grouped_rounds: no clusters");
   const std::vector<std::vector<int>> gpcs = clusters_by_gpc(gpc_of_cluster);

@@ -32,11 +32,15 @@
 //    columns and a long K: 1032 × 1872 × 20928).
 // 3. The cluster's two CTAs lie along M (sharing B, as kernel 13) or along N (sharing A): 1 × 2 where that computes
 //    fewer tiles outside C and is no slower; at 128 tokens a 2 × 1 cluster of 128-row tiles would have its second CTA
-//    multiply only the zeros TMA fills in below row M. Where K is not a multiple of 64, the rows of A and B start off
-//    the L2's 128-byte lines and the TMA requests each k block's rows in two pieces: there the plan also costs 2 × 2
-//    clusters, in which each CTA loads half its A and half its B for its cluster row and column (a third fewer
-//    requests), over the fewer SMs that clusters of four occupy; and A's and B's tensor maps ask the L2 for 128-byte
-//    fills instead of 256, since a 256-byte fill of each piece brings in bytes the row does not use.
+//    multiply only the zeros TMA fills in below row M. Kernel 13 deals each round's tiles to the clusters GPC by GPC,
+//    one row to a GPC, so that its clusters' requests for A (which each CTA of a 2 × 1 cluster loads alone) meet in the
+//    L2; in 1 × 2 clusters A is multicast and B is what each CTA loads alone, so there a GPC is dealt a column (on an
+//    H100, 0.90 of the time of the deal by row over 24 fresh shapes in 1 × 2 clusters, where 2 × 1 clusters dealt by
+//    column took 1.08 of it: docs/log/15_few_tiles.md, section 63). Where K is not a multiple of 64, the rows of A and
+//    B start off the L2's 128-byte lines and the TMA requests each k block's rows in two pieces: there the plan also
+//    costs 2 × 2 clusters, in which each CTA loads half its A and half its B for its cluster row and column (a third
+//    fewer requests), over the fewer SMs that clusters of four occupy; and A's and B's tensor maps ask the L2 for
+//    128-byte fills instead of 256, since a 256-byte fill of each piece brings in bytes the row does not use.
 //
 // 4. Where the token count M is ragged (129-1151 tokens, not a multiple of 128), the plan also costs Cᵀ = B·Aᵀ, the
 //    N × M × K problem with the operands swapped, and takes it where its model puts it 10 % ahead: M then lies across
@@ -480,11 +484,14 @@ GemmLaunch prepare_tiling(const GemmProblem& problem, const StreamKSchedule& sch
   const int clusters = schedule.workers;
   const int grid = clusters * kClusterSize;
   // Each full round's tiles handed out GPC by GPC (common/gpc_rounds.h; worker w takes position r × workers + w of
-  // round r). The split tiles after the full rounds stay as they are.
+  // round r), so that a GPC's clusters ask together for the panel each of their CTAs loads alone: A's, by row, in 2 × 1
+  // clusters; B's, by column, in 1 × 2 clusters, which multicast A (the header, 3); by row in 2 × 2 clusters, which
+  // multicast both, as kernel 13. The split tiles after the full rounds stay as they are.
   const int grouped_tiles = schedule.full_rounds() * clusters;
   std::vector<int> dealt;  // the grouped positions; only those of the full rounds are used (none: no probe)
+  constexpr GpcDealing kDealing = kClusterN > kClusterM ? GpcDealing::kSortedColumns : GpcDealing::kSortedRows;
   if (grouped_tiles > 0)
-    dealt = gpc_grouped_rounds(hilbert, probe_cluster_gpcs(grid, kThreads, kSharedBytes, kClusterSize));
+    dealt = gpc_grouped_rounds(hilbert, probe_cluster_gpcs(grid, kThreads, kSharedBytes, kClusterSize), kDealing);
   std::vector<uint32_t> table;
   for (int position = 0; position < cluster_tiles; ++position)
     table.push_back(pack_tile(hilbert[position < grouped_tiles ? dealt[position] : position]));

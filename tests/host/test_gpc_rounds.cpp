@@ -1,6 +1,7 @@
 // Rounds handed out GPC by GPC (common/gpc_rounds.h): each round computes exactly the tiles it computes without the
-// grouping, every tile once, whatever the labels and either dealing; sorted, the clusters of one GPC get tiles of one
-// or two cluster rows, one row each where they can; the GPC groups of the round barriers; the full rounds.
+// grouping, every tile once, whatever the labels and every dealing; sorted, the clusters of one GPC get tiles of one
+// or two cluster rows (by column, of one or two columns), one row each where they can; the GPC groups of the round
+// barriers; the full rounds.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -36,7 +37,8 @@ TEST(GpcRounds, EveryRoundComputesItsOwnTilesEachOnce) {
   for (const Case& test_case : kCases) {
     const GroupedTileOrder order{test_case.tiles_m, test_case.tiles_n, test_case.group_rows};
     for (const std::vector<int>& labels : layouts(test_case.clusters)) {
-      for (const GpcDealing dealing : {GpcDealing::kSortedRows, GpcDealing::kRowPerGpc}) {
+      for (const GpcDealing dealing :
+           {GpcDealing::kSortedRows, GpcDealing::kRowPerGpc, GpcDealing::kSortedColumns}) {
         const std::vector<int> table = gpc_grouped_rounds(tiles_in_order(order), labels, dealing);
         const int clusters = test_case.clusters;
         const int rounds = (order.count() + clusters - 1) / clusters;
@@ -108,6 +110,40 @@ TEST(GpcRounds, TheClustersOfOneGpcShareARow) {
       EXPECT_EQ(plain_pairs, 60);
     }
   }
+}
+
+TEST(GpcRounds, TheClustersOfOneGpcShareAColumnWhereDealtByColumn) {
+  // Kernel 15 at 1028 × 1472 × K in 1 × 2 clusters of 128 × 128 tiles: 9 × 6 cluster tiles, one round on 54 clusters
+  // dealt round robin over 7 GPCs (0-4 hold 8 clusters, 5 and 6 hold 7). By column the dealt sequence is column 0's
+  // rows 0-8, column 1's, ...: GPC 0 (clusters 0, 7, ..., 49) takes column 0's rows 0-7, GPC 1 (1, 8, ..., 50) column
+  // 0's row 8 and column 1's rows 0-6, ..., GPC 6 (6, 13, ..., 48) column 5's rows 2-8: 1 + 2 + 2 + 2 + 2 + 2 + 1 = 12
+  // GPC-column pairs. By row each GPC's 7 or 8 tiles cross a row of 6 and cover all six columns: 42.
+  const GroupedTileOrder order{9, 6, 8};
+  const int clusters = 54;
+  const std::vector<int> labels = layouts(clusters)[2];
+  const std::vector<int> by_column = gpc_grouped_rounds(tiles_in_order(order), labels, GpcDealing::kSortedColumns);
+  const std::vector<int> by_row = gpc_grouped_rounds(tiles_in_order(order), labels, GpcDealing::kSortedRows);
+  ASSERT_EQ(by_column.size(), 54u);
+  const auto tile_of = [&](int cluster) { return order.at(by_column[cluster]); };
+  const auto expect_tile = [&](int cluster, int m, int n) {
+    EXPECT_EQ(tile_of(cluster).m, m) << "cluster " << cluster;
+    EXPECT_EQ(tile_of(cluster).n, n) << "cluster " << cluster;
+  };
+  expect_tile(0, 0, 0);   // GPC 0, its first cluster
+  expect_tile(7, 1, 0);   // GPC 0, its second
+  expect_tile(49, 7, 0);  // GPC 0, its last
+  expect_tile(1, 8, 0);   // GPC 1 takes the end of column 0
+  expect_tile(8, 0, 1);   // ... and the start of column 1
+  expect_tile(6, 2, 5);   // GPC 6, its first
+  expect_tile(48, 8, 5);  // GPC 6, its last: the grid's last tile
+  const auto columns_per_round = [&](const std::vector<int>& table) {
+    std::set<std::pair<int, int>> gpc_columns;
+    for (int cluster = 0; cluster < clusters; ++cluster)
+      gpc_columns.insert({labels[cluster], order.at(table[cluster]).n});
+    return static_cast<int>(gpc_columns.size());
+  };
+  EXPECT_EQ(columns_per_round(by_column), 12);
+  EXPECT_EQ(columns_per_round(by_row), 42);
 }
 
 TEST(GpcRounds, OneRowPerGpcWhereTheRowsFit) {
