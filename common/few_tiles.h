@@ -596,7 +596,8 @@ constexpr double kWideFittedMaxDramShare = 0.75;
 __host__ __device__ constexpr FewTilesPlan with_wide_fitted_width(const FewTilesPlan& plan, int m, int n, int k,
                                                                   FewTilesMemory memory) {
   if (plan.transposed || plan.quad_clusters() || plan.schedule.splits() || plan.block_m != 128 ||
-      plan.block_n != 256 || m <= 128 || plan.cluster_tiles >= plan.resident_clusters)
+      plan.block_n != 256 || m <= 128 || plan.cluster_tiles >= plan.resident_clusters ||
+      (rows_off_lines(k) && !plan.cluster_along_n()))
     return plan;
   if (dram_cycles(2.0 * (static_cast<double>(m) + n) * k, memory.dram_bytes_per_cycle) >=
       kWideFittedMaxDramShare * plan.cycles)

@@ -1023,20 +1023,26 @@ TEST(FewTiles, FittedRows64WidthsWhereOneRoundLeavesClustersIdle) {
 }
 
 // 128-row wide fitted widths (with_wide_fitted_width): where the compared plan is one round of whole 128 × 256 tiles on
-// fewer clusters than resident, one round of whole 128 × 208, 224 or 240 tiles in 2 × 1 clusters, the narrowest whose
-// cluster tiles fit, replaces it where they are more, and keeps the pick's cycles. The counts by hand: 1500 tokens are
-// 12 tile rows, 6 cluster rows; 2304 / 256 = 9 columns (54 cluster tiles), / 208 = 11.1 → 12 (72: too many), / 224 =
-// 10.3 → 11 (66). 1861 tokens are 15 tile rows, 8 cluster rows; 1664 / 256 = 6.5 → 7 (56), / 208 = 8 (64). 740 tokens
-// are 6 tile rows, 3 cluster rows; 5272 / 256 = 20.6 → 21 (63), / 208 → 26 (78), / 224 → 24 (72), / 240 = 21.97 → 22
-// (66).
+// fewer clusters than resident, with K on the lines or in 1 × 2 clusters, one round of whole 128 × 208, 224 or 240
+// tiles in 2 × 1 clusters, the narrowest whose cluster tiles fit, replaces it where they are more, and keeps the pick's
+// cycles. The counts by hand: 1500 tokens are 12 tile rows, 6 cluster rows; 2304 / 256 = 9 columns (54 cluster tiles),
+// / 208 = 11.1 → 12 (72: too many), / 224 = 10.3 → 11 (66). 2015 tokens are 16 tile rows, 8 cluster rows; 1576 / 256 =
+// 6.2 → 7 (56), / 208 = 7.6 → 8 (64). 740 tokens are 6 tile rows, 3 cluster rows; 5272 / 256 = 20.6 → 21 (63), / 208 →
+// 26 (78), / 224 → 24 (72), / 240 = 21.97 → 22 (66). 1850 tokens are 15 tile rows: in 1 × 2 clusters 15 rows of 4
+// cluster columns of 2 × 256 (1888 / 256 = 7.4 → 8 tiles, 60 cluster tiles), in 2 × 1 clusters of 240 8 rows of 8
+// columns (64); K = 2232 is off the lines.
 TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
   EXPECT_EQ(wide_fitted_width(0), 208);
   EXPECT_EQ(wide_fitted_width(1), 224);
   EXPECT_EQ(wide_fitted_width(2), 240);
   struct Case {
     int m, n, k, pick_tiles, block_n, cluster_tiles;
+    bool pick_along_n;
   };
-  const Case cases[] = {{1500, 2304, 2048, 54, 224, 66}, {1861, 1664, 2720, 56, 208, 64}, {740, 5272, 21312, 63, 240, 66}};
+  const Case cases[] = {{1500, 2304, 2048, 54, 224, 66, false},
+                        {2015, 1576, 4544, 56, 208, 64, false},
+                        {740, 5272, 21312, 63, 240, 66, false},
+                        {1850, 1888, 2232, 60, 240, 64, true}};
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
     const int quad_clusters = rows_off_lines(c.k) ? 30 : 0;
@@ -1044,6 +1050,7 @@ TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
     EXPECT_EQ(pick.block_m, 128);
     EXPECT_EQ(pick.block_n, 256);
     EXPECT_EQ(pick.cluster_tiles, c.pick_tiles);
+    EXPECT_EQ(pick.cluster_along_n(), c.pick_along_n);
     EXPECT_FALSE(pick.schedule.splits());
     const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, quad_clusters, kH200Memory);
     EXPECT_EQ(plan.block_m, 128);
@@ -1075,6 +1082,13 @@ TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
   EXPECT_EQ(exact.block_n, 224);
   EXPECT_EQ(exact.cluster_tiles, 63);
   EXPECT_FALSE(exact.schedule.splits());
+  // Nor off the lines where the pick is in 2 × 1 clusters: 1813 × 1544 × 4120 (8 cluster rows of 7 columns of 256, 8
+  // of 208) keeps its 56 cluster tiles.
+  const FewTilesPlan off_lines = plan_few_tiles_or_transposed(1813, 1544, 4120, 66, 30, kH200Memory);
+  EXPECT_TRUE(rows_off_lines(4120));
+  EXPECT_EQ(off_lines.block_n, 256);
+  EXPECT_EQ(off_lines.cluster_tiles, 56);
+  EXPECT_FALSE(off_lines.cluster_along_n());
   // Nor where no width adds clusters (2048³: 8 cluster rows of 8 columns; 2048 / 240 = 8.5 → 9 makes 72), nor where the
   // pick splits, is narrower or is in 1 × 2 clusters at 128 tokens, nor for Cᵀ or 2 × 2 clusters.
   EXPECT_EQ(plan_few_tiles_or_transposed(2048, 2048, 2048, 66, 0, kH200Memory).block_n, 256);
