@@ -580,16 +580,17 @@ __host__ __device__ constexpr FewTilesPlan with_wide_rounds(const FewTilesPlan& 
 // 128-row wide fitted widths. Where the plan runs one round of whole 128 × 256 tiles on fewer clusters than the GPU
 // keeps resident (1500 × 2304 × K: 6 × 9 cluster tiles on 66 clusters), 128 × 208, 224 or 240 tiles in 2 × 1 clusters,
 // the narrowest whose cluster tiles fit the resident clusters, replace it where they are more than the pick's (there
-// 128 × 224, 6 × 11 = 66): as the 64-row fitted widths above, the gain is the clusters they busy. Each consumer
-// warpgroup issues two wgmmas a k step (128 columns, then 80, 96 or 112), as 128 × 320 tiles do. Measured, not
-// modelled: against the pick on an H100 (docs/log/15_few_tiles.md, section 54, call 8, single m64n208-240 wgmmas),
-// 0.956 of kernel 15's time on the 14 shapes of the earlier model sets where they apply and 0.954-0.957 on 19 drawn at
-// random, none 3 % slower in both runs (0.78-1.03), and the replaced pick's cycles stand for them in kernel 16's
-// comparisons. Not where the pick's operands, read once, take kWideFittedMaxDramShare of its cycles or more from DRAM:
-// there (M ≤ 256, B long; 203 × 15832 × 16984 at 0.98 of them) the launch waits on the DRAM, whatever the width, and
-// the three such shapes measured 0.995-1.02 of the pick's time. Nor for Cᵀ, 2 × 2 clusters, splits or 128 tokens or
-// fewer (a 2 × 1 cluster's second CTA would lie wholly below M); 128 × 112 in place of 128 × 128 measured level or
-// slower on six of seven shapes (section 54) and is not taken.
+// 128 × 224, 6 × 11 = 66): one round either way, of tiles narrower by what the clusters it busies take over. Each
+// consumer warpgroup issues two wgmmas a k step (112 + 96, 112 + 112, 128 + 112 columns), as 128 × 320 tiles do.
+// Measured, not modelled: the replaced pick's cycles stand for them in kernel 16's comparisons. Not taken:
+// - off the lines (K % 64 != 0) where the pick is in 2 × 1 clusters: a k block there waits on the L2's requests (above),
+//   which a narrower tile makes no fewer a column, and eight such shapes took 1.00-1.06 of the pick's time; in place
+//   of 1 × 2 clusters they gained wherever K lay (docs/log/15_few_tiles.md, section 64, call 1);
+// - where the pick's operands, read once, take kWideFittedMaxDramShare of its cycles or more from DRAM: there (M ≤ 256
+//   and a long B: 203 × 15832 × 16984 at 0.98 of them) the launch waits on the DRAM whatever the width, and the three
+//   such shapes took 0.995-1.02 of the pick's time (section 54, call 8);
+// - for Cᵀ, 2 × 2 clusters, splits, or 128 tokens or fewer (a 2 × 1 cluster's second CTA would lie wholly below M);
+// - 128 × 112 in place of 128 × 128: level or slower on six of seven shapes (section 54).
 constexpr int kWideFittedWidths = 3;
 __host__ __device__ constexpr int wide_fitted_width(int index) { return 208 + 16 * index; }  // 208, 224, 240
 constexpr double kWideFittedMaxDramShare = 0.75;

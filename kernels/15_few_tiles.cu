@@ -13,6 +13,8 @@
 //    two consumer warpgroups instead of one (256 × 6144 × 4096: 2 × 64 tiles), in 2 × 1 clusters with no CTA wholly
 //    below M. Where the plan's one round of whole tiles still leaves clusters idle, 64-row fitted widths, 64 × 80, 96
 //    or 112 in 2 × 1 clusters, busy more of them (128 × 4608 × 3584: 58 cluster tiles of 64 × 80 for 36 of 64 × 128).
+//    Where one round of whole 128 × 256 tiles leaves clusters idle, 128 × 208, 224 or 240 tiles (two wgmmas a k step)
+//    busy more of them (1500 × 2304 × 2048: 66 cluster tiles of 128 × 224 for 54 of 128 × 256).
 //    Where the plan splits along K and M has 1024 tokens or more, 128 × 320 tiles (two m64n160 wgmmas a k step) in
 //    up to two whole rounds replace it (1024 × 10240 × 8192: two rounds of 128 cluster tiles, where 128 × 256 makes
 //    two and splits the last 28 of 160). The tile is a template parameter (Tiling): the wgmma's N is its width, the
@@ -106,7 +108,7 @@ constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest
 
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
 // two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128
-// (or, with 128 rows, a fitted width: 176, 160, 144 or 96; with 64, 80, 96 or 112),
+// (or, with 128 rows, a fitted width: 240, 224, 208, 176, 160, 144 or 96; with 64, 80, 96 or 112; or 320),
 // and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B), 1 × 2 (along N, they
 // share A) or 2 × 2 (both); kTransposed where the kernel computes Cᵀ = B·Aᵀ and stores it into C.
 template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_, bool kTransposed_ = false>
@@ -578,11 +580,11 @@ GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
       throw std::logic_error("kernel 15 has no 128-row wide fitted width for Cᵀ");
     }
   }
-  if (plan.block_n == 320) {  // wide tiles in whole rounds: for C, in 2 × 1 clusters only (common/few_tiles.h)
+  if (plan.block_n == kWideRoundsWidth) {  // wide tiles in whole rounds: for C, in 2 × 1 clusters only (few_tiles.h)
     if constexpr (!kTransposed) {
       if (plan.cluster_along_n() || plan.quad_clusters())
         throw std::logic_error("kernel 15 has its 128 × 320 tiles in 2 × 1 clusters only");
-      return prepare_tiling<Tiling<128, 320, 2, 1>>(problem, plan.schedule);
+      return prepare_tiling<Tiling<128, kWideRoundsWidth, 2, 1>>(problem, plan.schedule);
     } else {
       throw std::logic_error("kernel 15 has no 128 × 320 tiles for Cᵀ");
     }
