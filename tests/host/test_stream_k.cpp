@@ -1082,6 +1082,9 @@ TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
   EXPECT_EQ(exact.block_n, 224);
   EXPECT_EQ(exact.cluster_tiles, 63);
   EXPECT_FALSE(exact.schedule.splits());
+  // Nor under 24 k blocks: 1500 × 2304 × 1472 (23) keeps its 54 cluster tiles of 128 × 256, at 1536 (24) takes 224.
+  EXPECT_EQ(plan_few_tiles_or_transposed(1500, 2304, 1472, 66, 0, kH200Memory).block_n, 256);
+  EXPECT_EQ(plan_few_tiles_or_transposed(1500, 2304, 1536, 66, 0, kH200Memory).block_n, 224);
   // Nor off the lines where the pick is in 2 × 1 clusters: 1813 × 1544 × 4120 (8 cluster rows of 7 columns of 256, 8
   // of 208) keeps its 56 cluster tiles.
   const FewTilesPlan off_lines = plan_few_tiles_or_transposed(1813, 1544, 4120, 66, 30, kH200Memory);
