@@ -577,6 +577,54 @@ __host__ __device__ constexpr FewTilesPlan with_wide_rounds(const FewTilesPlan& 
   return wide;
 }
 
+// 128-row wide fitted widths. Where the plan runs one round of whole 128 × 256 tiles on fewer clusters than the GPU
+// keeps resident (1500 × 2304 × K: 6 × 9 cluster tiles on 66 clusters), 128 × 208, 224 or 240 tiles in 2 × 1 clusters,
+// the narrowest whose cluster tiles fit the resident clusters, replace it where they are more than the pick's (there
+// 128 × 224, 6 × 11 = 66): one round either way, of tiles narrower by what the clusters it busies take over. Each
+// consumer warpgroup issues two wgmmas a k step (112 + 96, 112 + 112, 128 + 112 columns), as 128 × 320 tiles do.
+// Measured, not modelled: the replaced pick's cycles stand for them in kernel 16's comparisons. Not taken:
+// - off the lines (K % 64 != 0) where the pick is in 2 × 1 clusters: a k block there waits on the L2's requests (above),
+//   which a narrower tile makes no fewer a column, and eight such shapes took 1.00-1.06 of the pick's time; in place
+//   of 1 × 2 clusters they gained wherever K lay (docs/log/15_few_tiles.md, section 64, call 1);
+// - where the pick's operands, read once, take kWideFittedMaxDramShare of its cycles or more from DRAM: there (M ≤ 256
+//   and a long B: 203 × 15832 × 16984 at 0.98 of them) the launch waits on the DRAM whatever the width, and the three
+//   such shapes took 0.995-1.02 of the pick's time (section 54, call 8);
+// - below kWideFittedMinKBlocks k blocks (K ≤ 1472), where a launch is mostly its fixed cost and these tilings' own
+//   (the last 16-48 columns stored from the registers, two wgmmas a k step) outweighs the narrower k block: of 13
+//   such shapes five took 1.02-1.06 of the pick's time, where at 24 k blocks or more none took 1.03 (section 64, calls
+//   1 and 3; an inference from the times, not a profile);
+// - for Cᵀ, 2 × 2 clusters, splits, or 128 tokens or fewer (a 2 × 1 cluster's second CTA would lie wholly below M);
+// - 128 × 112 in place of 128 × 128: level or slower on six of seven shapes (section 54).
+constexpr int kWideFittedWidths = 3;
+__host__ __device__ constexpr int wide_fitted_width(int index) { return 208 + 16 * index; }  // 208, 224, 240
+constexpr double kWideFittedMaxDramShare = 0.75;
+constexpr int kWideFittedMinKBlocks = 24;
+__host__ __device__ constexpr FewTilesPlan with_wide_fitted_width(const FewTilesPlan& plan, int m, int n, int k,
+                                                                  FewTilesMemory memory) {
+  if (plan.transposed || plan.quad_clusters() || plan.schedule.splits() || plan.block_m != 128 ||
+      plan.block_n != 256 || m <= 128 || plan.cluster_tiles >= plan.resident_clusters ||
+      plan.k_blocks < kWideFittedMinKBlocks || (rows_off_lines(k) && !plan.cluster_along_n()))
+    return plan;
+  if (dram_cycles(2.0 * (static_cast<double>(m) + n) * k, memory.dram_bytes_per_cycle) >=
+      kWideFittedMaxDramShare * plan.cycles)
+    return plan;
+  for (int index = 0; index < kWideFittedWidths; ++index) {  // narrowest first
+    const int width = wide_fitted_width(index);
+    const long long rows = ((m + 127) / 128 + 1) / 2, columns = (n + width - 1) / width;
+    if (rows * columns > plan.resident_clusters) continue;
+    if (rows * columns <= plan.cluster_tiles) return plan;
+    FewTilesPlan fitted = plan;  // its cycles and margins kept: see above
+    fitted.block_n = width;
+    fitted.cluster_m = 2;
+    fitted.cluster_n = 1;
+    fitted.cluster_tiles = static_cast<int>(rows * columns);
+    fitted.schedule = {fitted.cluster_tiles, plan.k_blocks, fitted.cluster_tiles, fitted.cluster_tiles};
+    fitted.whole_over_dram = false;
+    return fitted;
+  }
+  return plan;
+}
+
 // Kernel 15's plan for C or for Cᵀ as its model compares them (and kernel 16's with kernel 14): plan_few_tiles(m, n,
 // k, ...), or, for a candidate M, plan_few_tiles(n, m, k, ...) marked transposed where its cycles times
 // kTransposedMargin are at most the first's, unless it splits over every cluster; for C, with a 64-row fitted width
@@ -591,11 +639,19 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_compared(int m, int n,
   return transposed;
 }
 
-// The plan kernel 15 launches: the compared one, with wide tiles in whole rounds where with_wide_rounds takes them.
+// What kernel 15 launches for a compared plan: the measured replacements above, 128-row wide fitted widths where the
+// pick is one round of whole 128 × 256 tiles (with_wide_fitted_width), 128 × 320 tiles in whole rounds where it splits
+// (with_wide_rounds); kernel 16 weighs the compared plan and launches this.
+__host__ __device__ constexpr FewTilesPlan launched_few_tiles_plan(const FewTilesPlan& compared, int m, int n, int k,
+                                                                   FewTilesMemory memory) {
+  return with_wide_rounds(with_wide_fitted_width(compared, m, n, k, memory), m, n);
+}
+
+// The plan kernel 15 launches: the compared one, with the measured replacements (launched_few_tiles_plan).
 __host__ __device__ constexpr FewTilesPlan plan_few_tiles_or_transposed(int m, int n, int k, int clusters,
                                                                         int quad_clusters = 0,
                                                                         FewTilesMemory memory = {}) {
-  return with_wide_rounds(plan_few_tiles_compared(m, n, k, clusters, quad_clusters, memory), m, n);
+  return launched_few_tiles_plan(plan_few_tiles_compared(m, n, k, clusters, quad_clusters, memory), m, n, k, memory);
 }
 
 }  // namespace gemm

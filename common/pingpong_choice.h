@@ -18,7 +18,8 @@
 //                plus kCooperativeBoundaryCycles per round of tiles; with fewer cluster tiles than clusters, or
 //                where kernel 15 takes narrower tiles, its own model of its plan (plan_few_tiles_compared:
 //                tile width, split or whole tiles, and where M is ragged the problem transposed; kernel 15 then
-//                launches that plan, or 128 × 320 tiles in whole rounds where with_wide_rounds takes them);
+//                launches that plan, or what launched_few_tiles_plan puts in its place where it is measured
+//                faster: 128-row wide fitted widths, 128 × 320 tiles in whole rounds);
 //   ping-pong    whole rounds of cluster tiles (clusters of 2 along M) of 4w-cycle k blocks, kPingPongOverhead
 //                above that (what it measured on the LLM shape: 1 % over this on H100s, less on an H200), for the
 //                width of the rule's two that needs fewer (176, cuBLAS's tile, on a tie): on the LLM shape 184
@@ -239,7 +240,7 @@ __host__ __device__ constexpr PingPongEstimate estimate_pingpong(int m, int n, i
   PingPongEstimate estimate;
   // Weighed by the plan kernel 15's model compares; launched as the plan kernel 15 launches (common/few_tiles.h).
   const FewTilesPlan plan = plan_few_tiles_compared(m, n, k, clusters, quad_clusters, memory);
-  estimate.few_tiles_plan = with_wide_rounds(plan, m, n);
+  estimate.few_tiles_plan = launched_few_tiles_plan(plan, m, n, k, memory);
   estimate.few_tiles = plan.narrow() || plan.cluster_tiles < plan.resident_clusters;
   estimate.cooperative_cycles =
       plan.cycles + (estimate.few_tiles && !plan.schedule.splits() ? kFewTilesWholeCycles : 0);

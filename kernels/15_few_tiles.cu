@@ -13,6 +13,8 @@
 //    two consumer warpgroups instead of one (256 × 6144 × 4096: 2 × 64 tiles), in 2 × 1 clusters with no CTA wholly
 //    below M. Where the plan's one round of whole tiles still leaves clusters idle, 64-row fitted widths, 64 × 80, 96
 //    or 112 in 2 × 1 clusters, busy more of them (128 × 4608 × 3584: 58 cluster tiles of 64 × 80 for 36 of 64 × 128).
+//    Where one round of whole 128 × 256 tiles leaves clusters idle, 128 × 208, 224 or 240 tiles (two wgmmas a k step)
+//    busy more of them (1500 × 2304 × 2048: 66 cluster tiles of 128 × 224 for 54 of 128 × 256).
 //    Where the plan splits along K and M has 1024 tokens or more, 128 × 320 tiles (two m64n160 wgmmas a k step) in
 //    up to two whole rounds replace it (1024 × 10240 × 8192: two rounds of 128 cluster tiles, where 128 × 256 makes
 //    two and splits the last 28 of 160). The tile is a template parameter (Tiling): the wgmma's N is its width, the
@@ -106,7 +108,7 @@ constexpr int kBoxCols = 64;  // a store box: 64 columns = 128 bytes, the widest
 
 // What the launcher picks per shape (plan_few_tiles, common/few_tiles.h): the tile's rows kBlockM, 128 (kernel 13's:
 // two consumer warpgroups of 64 rows) or 64 (one consumer warpgroup), its width kBlockN, 256 (kernel 13's), 192 or 128
-// (or, with 128 rows, a fitted width: 176, 160, 144 or 96; with 64, 80, 96 or 112),
+// (or, with 128 rows, a fitted width: 240, 224, 208, 176, 160, 144 or 96; with 64, 80, 96 or 112; or 320),
 // and a cluster of kClusterM × kClusterN CTAs, 2 × 1 (along M, they share and multicast B), 1 × 2 (along N, they
 // share A) or 2 × 2 (both); kTransposed where the kernel computes Cᵀ = B·Aᵀ and stores it into C.
 template <int kBlockM_, int kBlockN_, int kClusterM_, int kClusterN_, bool kTransposed_ = false>
@@ -127,6 +129,9 @@ struct Tiling {
   // 6 × 32 KB, 7 × 28 KB (128 × 96), 8 × 24 KB (64 × 128).
   static constexpr int kStages = 200 * 1024 / (kTileBytesA + kTileBytesB);
   static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
+  // The wide fitted widths run one round of whole tiles only (common/few_tiles.h, with_wide_fitted_width), and their
+  // instances leave the partial sums' code out: with it, ptxas spills a register at 208-240 columns.
+  static constexpr bool kSplitsAlongK = !(kBlockN > 192 && kBlockN < 256);
   // The epilogue's staging: the whole 64-column boxes of a consumer's 64 × kBlockN tile go out in kStoreRounds rounds
   // of kStoreBoxes boxes of 64 × 64 (two rounds of two boxes or one; 192 columns in three of one, 320 in five, 64 in
   // one). A fitted width's last kTailChunks 8-column chunks (16-48 columns) are stored from the registers instead, so
@@ -138,9 +143,11 @@ struct Tiling {
   static constexpr int kChunksPerRound = kBoxedCols / 8 / kStoreRounds;  // 8-column accumulator chunks per round
   static constexpr int kPackedPerRound = 2 * kChunksPerRound;            // a round's accumulators as bf16 pairs
   static constexpr int kPartialFloats = kWgmmaM * kBlockN;  // a consumer's partial sums of a split tile
-  static_assert(kBlockN == 320 || kBlockN == 256 || kBlockN == 192 || kBlockN == 128 || kBlockN == 176 ||
-                    kBlockN == 160 || kBlockN == 144 || kBlockN == 112 || kBlockN == 96 || kBlockN == 80,
-                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144, 128, 112, 96 or 80, or two of N = 160");
+  static_assert(kBlockN == 320 || kBlockN == 256 || kBlockN == 240 || kBlockN == 224 || kBlockN == 208 ||
+                    kBlockN == 192 || kBlockN == 128 || kBlockN == 176 || kBlockN == 160 || kBlockN == 144 ||
+                    kBlockN == 112 || kBlockN == 96 || kBlockN == 80,
+                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144, 128, 112, 96 or 80, or two: 160 + 160, 128 + "
+                "80, 96 or 112");
   static_assert(kBlockM == 128 || kBlockM == 64, "two consumer warpgroups or one");
   static_assert(kBoxedCols % (kBoxCols * kStoreRounds) == 0);
   static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
@@ -203,19 +210,25 @@ __device__ __forceinline__ void mbarrier_arrive_cluster_ctas_predicated(uint64_t
 }
 
 // A consumer warpgroup's k step over its 64 rows of the tile, B's k step at shared address `b_address`: one wgmma of
-// the tile's width, or for 128 × 320 tiles (wider than wgmma's 256) two of 160 columns, the second's B 160 rows further
-// into the stage (a whole number of 8-row swizzle atoms) and its accumulators the tile's chunks 20-39, where an
-// m64n320 would hold them.
+// the tile's width, or two of about half of it, the first rounded up to 16 columns: for 128 × 320 tiles (wider than
+// wgmma's 256) 160 and 160, for the wide fitted widths (no wrapper of their own in common/wgmma.h) 112 and 96 (208),
+// 112 and 112 (224), 128 and 112 (240). The second's B lies as many rows further into the stage as the first's width (a
+// whole number of 8-row swizzle atoms), and its accumulators are the tile's chunks from there on, where one wgmma of
+// the whole width would hold them.
+template <int kBlockN>
+constexpr int kFirstWgmmaWidth = kBlockN == 320 || (kBlockN > 192 && kBlockN < 256) ? (kBlockN / 2 + 15) / 16 * 16
+                                                                                     : kBlockN;
 template <int kBlockN>
 __device__ __forceinline__ void wgmma_tile_row(float (&acc)[kBlockN / 2], uint64_t descriptor_a, uint32_t b_address,
                                                bool accumulate) {
-  if constexpr (kBlockN == 320) {
-    constexpr int kHalf = kBlockN / 2;
-    static_assert(kHalf * kRowBytes % 1024 == 0, "the second half starts on a swizzle atom");
-    float(&left)[kHalf / 2] = *reinterpret_cast<float(*)[kHalf / 2]>(&acc[0]);
-    float(&right)[kHalf / 2] = *reinterpret_cast<float(*)[kHalf / 2]>(&acc[kHalf / 2]);
-    wgmma_m64n160k16(left, descriptor_a, wgmma_descriptor_k_major_128b(b_address), accumulate);
-    wgmma_m64n160k16(right, descriptor_a, wgmma_descriptor_k_major_128b(b_address + kHalf * kRowBytes), accumulate);
+  constexpr int kFirst = kFirstWgmmaWidth<kBlockN>, kSecond = kBlockN - kFirst;
+  if constexpr (kSecond > 0) {
+    static_assert(kFirst * kRowBytes % 1024 == 0, "the second wgmma's B starts on a swizzle atom");
+    float(&first)[kFirst / 2] = *reinterpret_cast<float(*)[kFirst / 2]>(&acc[0]);
+    float(&second)[kSecond / 2] = *reinterpret_cast<float(*)[kSecond / 2]>(&acc[kFirst / 2]);
+    wgmma_m64nNk16<kFirst>(first, descriptor_a, wgmma_descriptor_k_major_128b(b_address), accumulate);
+    wgmma_m64nNk16<kSecond>(second, descriptor_a, wgmma_descriptor_k_major_128b(b_address + kFirst * kRowBytes),
+                            accumulate);
   } else {
     wgmma_m64nNk16<kBlockN>(acc, descriptor_a, wgmma_descriptor_k_major_128b(b_address), accumulate);
   }
@@ -327,7 +340,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     const int even_shares = schedule.even_shares();  // 0 unless every tile is split into as many shares
     // Tiles split evenly in three shares or more add by slices (below). Two shares keep the owner's fix-up, which
     // measured as fast there, and so do 128 × 256 tiles, whose 128 accumulators leave the slices' adds no registers.
-    constexpr bool kSlices = kBlockN < 256;
+    constexpr bool kSlices = kBlockN < 256 && T::kSplitsAlongK;
     constexpr int kMinSliceShares = 3;
     constexpr int kChunks = kBlockN / 8;  // a tile's 8-column chunks: a thread's float4 j of the workspace is chunk j
     float acc[T::kAccumulators];  // written by each unit's first wgmma (scale-d = 0): no clearing
@@ -413,14 +426,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
                                                      slice.end);
         continue;
       }
-      if (unit.is_partial()) {  // the tile's owner adds these sums: to the workspace, then raise the flag
+      if (T::kSplitsAlongK && unit.is_partial()) {  // the owner adds these sums: to the workspace, then raise the flag
         const int slot = slot_of(schedule.partial_slot(worker, unit));
         late_partial_for_tests();
         write_partial(slot, 0, 0);
         continue;
       }
       // The owner of a split tile: add the partials of the workers holding the rest of its k blocks.
-      if (unit.k_end < schedule.k_blocks) {
+      if (T::kSplitsAlongK && unit.k_end < schedule.k_blocks) {
         const int contributors_end = schedule.contributors_end(worker, unit.tile);
         for (int contributor = worker + 1; contributor < contributors_end; ++contributor) {
           if (schedule.contributes_to(contributor, unit.tile)) add_flagged_partial(slot_of(contributor), 0, kChunks);
@@ -555,11 +568,23 @@ GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
       throw std::logic_error("kernel 15 has no 64-row fitted width for Cᵀ");
     }
   }
-  if (plan.block_n == 320) {  // wide tiles in whole rounds: for C, in 2 × 1 clusters only (common/few_tiles.h)
+  if (plan.block_n > 192 && plan.block_n < 256) {  // wide fitted widths: for C, in 2 × 1 clusters only (few_tiles.h)
+    if constexpr (!kTransposed) {
+      if (plan.cluster_along_n() || plan.quad_clusters())
+        throw std::logic_error("kernel 15 has its 128-row wide fitted widths in 2 × 1 clusters only");
+      if (plan.schedule.splits()) throw std::logic_error("kernel 15 runs its 128-row wide fitted widths whole only");
+      if (plan.block_n == 208) return prepare_tiling<Tiling<128, 208, 2, 1>>(problem, plan.schedule);
+      if (plan.block_n == 224) return prepare_tiling<Tiling<128, 224, 2, 1>>(problem, plan.schedule);
+      return prepare_tiling<Tiling<128, 240, 2, 1>>(problem, plan.schedule);
+    } else {
+      throw std::logic_error("kernel 15 has no 128-row wide fitted width for Cᵀ");
+    }
+  }
+  if (plan.block_n == kWideRoundsWidth) {  // wide tiles in whole rounds: for C, in 2 × 1 clusters only (few_tiles.h)
     if constexpr (!kTransposed) {
       if (plan.cluster_along_n() || plan.quad_clusters())
         throw std::logic_error("kernel 15 has its 128 × 320 tiles in 2 × 1 clusters only");
-      return prepare_tiling<Tiling<128, 320, 2, 1>>(problem, plan.schedule);
+      return prepare_tiling<Tiling<128, kWideRoundsWidth, 2, 1>>(problem, plan.schedule);
     } else {
       throw std::logic_error("kernel 15 has no 128 × 320 tiles for Cᵀ");
     }
@@ -652,6 +677,9 @@ GemmLaunch prepare_few_tiles(const GemmProblem& problem) {
 // sass: sm_90a TilingILi128ELi176E UTMALDG\.2D\.MULTICAST HGMMA\.64x176x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi160E UTMALDG\.2D\.MULTICAST HGMMA\.64x160x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi128ELi144E UTMALDG\.2D\.MULTICAST HGMMA\.64x144x16\.F32\.BF16 UTMASTG\.2D STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
+// sass: sm_90a TilingILi128ELi208ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x112x16\.F32\.BF16 HGMMA\.64x96x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s
+// sass: sm_90a TilingILi128ELi224ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x112x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s
+// sass: sm_90a TilingILi128ELi240ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x128x16\.F32\.BF16 HGMMA\.64x112x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s
 // sass: sm_90a TilingILi128ELi320ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x160x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 USETMAXREG\.TRY_ALLOC\.CTAPOOL.*0xe8
 // sass: sm_90a TilingILi128ELi96ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x96x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s STG\.E\.STRONG\.GPU LDG\.E\.STRONG\.GPU
 // sass: sm_90a TilingILi64ELi80ELi2ELi1ELb0E UTMALDG\.2D\.MULTICAST HGMMA\.64x80x16\.F32\.BF16 UTMASTG\.2D STSM\.16\.M88\.4 STG\.E\s

@@ -77,6 +77,22 @@ TEST(PingPongChoice, SplitClauseWeighsTheLaunchedWidthOnWholeRowsOnTheLines) {
   EXPECT_NEAR(ragged.clause_cycles(), ragged.rule_cycles, 1e-6);
 }
 
+// Where kernel 15 launches a 128-row wide fitted width in place of one round of whole 128 × 256 tiles (common/
+// few_tiles.h, with_wide_fitted_width), kernel 16 weighs the tiles it replaces too. 1500 × 2304 × 2048: 6 × 9 = 54
+// cluster tiles of 128 × 256, launched as 6 × 11 = 66 of 128 × 224.
+TEST(PingPongChoice, WideFittedWidthsWeighedAsThePlanTheyReplace) {
+  const PingPongEstimate estimate = estimate_pingpong(1500, 2304, 2048, kClusters, 0, kH200Memory);
+  const FewTilesPlan pick = plan_few_tiles_compared(1500, 2304, 2048, kClusters, 0, kH200Memory);
+  EXPECT_EQ(pick.block_n, 256);
+  EXPECT_EQ(pick.cluster_tiles, 54);
+  EXPECT_TRUE(estimate.few_tiles);
+  EXPECT_DOUBLE_EQ(estimate.cooperative_cycles, pick.cycles + kFewTilesWholeCycles);
+  EXPECT_EQ(estimate.few_tiles_plan.block_n, 224);
+  EXPECT_EQ(estimate.few_tiles_plan.cluster_tiles, 66);
+  EXPECT_FALSE(estimate.few_tiles_plan.schedule.splits());
+  EXPECT_DOUBLE_EQ(estimate.few_tiles_plan.cycles, pick.cycles);
+}
+
 // Where kernel 15 launches 128 × 320 tiles in whole rounds for a split (common/few_tiles.h, with_wide_rounds), kernel
 // 16 weighs the plan they replace. 1024 × 10240 × 8192, 128 k blocks: 4 × 40 = 160 cluster tiles of 128 × 256, two
 // whole rounds and the last 28 split over 66 clusters: (2 · 128 + 28 · 128 / 66 + 24) · 1024 + 3 · 3300; the split

@@ -1022,6 +1022,95 @@ TEST(FewTiles, FittedRows64WidthsWhereOneRoundLeavesClustersIdle) {
   EXPECT_EQ(transposed.block_m, 128);
 }
 
+// 128-row wide fitted widths (with_wide_fitted_width): where the compared plan is one round of whole 128 × 256 tiles on
+// fewer clusters than resident, with K on the lines or in 1 × 2 clusters, one round of whole 128 × 208, 224 or 240
+// tiles in 2 × 1 clusters, the narrowest whose cluster tiles fit, replaces it where they are more, and keeps the pick's
+// cycles. The counts by hand: 1500 tokens are 12 tile rows, 6 cluster rows; 2304 / 256 = 9 columns (54 cluster tiles),
+// / 208 = 11.1 → 12 (72: too many), / 224 = 10.3 → 11 (66). 2015 tokens are 16 tile rows, 8 cluster rows; 1576 / 256 =
+// 6.2 → 7 (56), / 208 = 7.6 → 8 (64). 740 tokens are 6 tile rows, 3 cluster rows; 5272 / 256 = 20.6 → 21 (63), / 208 →
+// 26 (78), / 224 → 24 (72), / 240 = 21.97 → 22 (66). 1850 tokens are 15 tile rows: in 1 × 2 clusters 15 rows of 4
+// cluster columns of 2 × 256 (1888 / 256 = 7.4 → 8 tiles, 60 cluster tiles), in 2 × 1 clusters of 240 8 rows of 8
+// columns (64); K = 2232 is off the lines.
+TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
+  EXPECT_EQ(wide_fitted_width(0), 208);
+  EXPECT_EQ(wide_fitted_width(1), 224);
+  EXPECT_EQ(wide_fitted_width(2), 240);
+  struct Case {
+    int m, n, k, pick_tiles, block_n, cluster_tiles;
+    bool pick_along_n;
+  };
+  const Case cases[] = {{1500, 2304, 2048, 54, 224, 66, false},
+                        {2015, 1576, 4544, 56, 208, 64, false},
+                        {740, 5272, 21312, 63, 240, 66, false},
+                        {1850, 1888, 2232, 60, 240, 64, true}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
+    const int quad_clusters = rows_off_lines(c.k) ? 30 : 0;
+    const FewTilesPlan pick = plan_few_tiles_compared(c.m, c.n, c.k, 66, quad_clusters, kH200Memory);
+    EXPECT_EQ(pick.block_m, 128);
+    EXPECT_EQ(pick.block_n, 256);
+    EXPECT_EQ(pick.cluster_tiles, c.pick_tiles);
+    EXPECT_EQ(pick.cluster_along_n(), c.pick_along_n);
+    EXPECT_FALSE(pick.schedule.splits());
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, quad_clusters, kH200Memory);
+    EXPECT_EQ(plan.block_m, 128);
+    EXPECT_EQ(plan.block_n, c.block_n);
+    EXPECT_EQ(plan.cluster_m, 2);
+    EXPECT_EQ(plan.cluster_n, 1);
+    EXPECT_FALSE(plan.transposed);
+    EXPECT_EQ(plan.cluster_tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.schedule.tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.schedule.workers, c.cluster_tiles);  // one whole tile a cluster
+    EXPECT_EQ(plan.schedule.whole_tiles, c.cluster_tiles);
+    EXPECT_DOUBLE_EQ(plan.cycles, pick.cycles);
+    EXPECT_DOUBLE_EQ(plan.schedule_cycles, pick.schedule_cycles);
+  }
+  // Not where the pick's operands take 0.75 of its cycles from DRAM or more: 252 × 13784 × 6848 reads (252 + 13784) ·
+  // 6848 · 2 bytes, 83.2 k cycles at an H200's 2310 bytes a cycle and 119.7 k at an H100's 1608; the pick's model is
+  // 113 k cycles (54 cluster tiles of 128 × 256, 107 k blocks).
+  const FewTilesMemory h100_memory{1608, 50.0 * 1024 * 1024};
+  const FewTilesPlan dram_pick = plan_few_tiles_compared(252, 13784, 6848, 66, 0, h100_memory);
+  EXPECT_EQ(dram_pick.block_n, 256);
+  EXPECT_EQ(dram_pick.cluster_tiles, 54);
+  EXPECT_GT(2.0 * (252 + 13784) * 6848 / 1608, kWideFittedMaxDramShare * dram_pick.cycles);
+  EXPECT_EQ(plan_few_tiles_or_transposed(252, 13784, 6848, 66, 0, h100_memory).block_n, 256);
+  EXPECT_LT(2.0 * (252 + 13784) * 6848 / 2310, kWideFittedMaxDramShare * dram_pick.cycles);
+  EXPECT_EQ(plan_few_tiles_or_transposed(252, 13784, 6848, 66, 0, kH200Memory).block_n, 224);  // 62 cluster tiles
+  // The GPU test's exact inputs (wide_fitted_widths_exact_inputs_kernel_15, tests/CMakeLists.txt): 640 tokens are 5 tile
+  // rows, 3 cluster rows; 4608 / 256 = 18 columns (54), / 208 → 23 (69), / 224 → 21 (63).
+  const FewTilesPlan exact = plan_few_tiles_or_transposed(640, 4608, 262144, 66, 0, kH200Memory);
+  EXPECT_EQ(exact.block_n, 224);
+  EXPECT_EQ(exact.cluster_tiles, 63);
+  EXPECT_FALSE(exact.schedule.splits());
+  // Nor under 24 k blocks: 1500 × 2304 × 1472 (23) keeps its 54 cluster tiles of 128 × 256, at 1536 (24) takes 224.
+  EXPECT_EQ(plan_few_tiles_or_transposed(1500, 2304, 1472, 66, 0, kH200Memory).block_n, 256);
+  EXPECT_EQ(plan_few_tiles_or_transposed(1500, 2304, 1536, 66, 0, kH200Memory).block_n, 224);
+  // Nor off the lines where the pick is in 2 × 1 clusters: 1813 × 1544 × 4120 (8 cluster rows of 7 columns of 256, 8
+  // of 208) keeps its 56 cluster tiles.
+  const FewTilesPlan off_lines = plan_few_tiles_or_transposed(1813, 1544, 4120, 66, 30, kH200Memory);
+  EXPECT_TRUE(rows_off_lines(4120));
+  EXPECT_EQ(off_lines.block_n, 256);
+  EXPECT_EQ(off_lines.cluster_tiles, 56);
+  EXPECT_FALSE(off_lines.cluster_along_n());
+  // Nor where no width adds clusters (2048³: 8 cluster rows of 8 columns; 2048 / 240 = 8.5 → 9 makes 72), nor where the
+  // pick splits, is narrower or is in 1 × 2 clusters at 128 tokens, nor for Cᵀ or 2 × 2 clusters.
+  EXPECT_EQ(plan_few_tiles_or_transposed(2048, 2048, 2048, 66, 0, kH200Memory).block_n, 256);
+  EXPECT_EQ(plan_few_tiles_or_transposed(512, 4096, 4096, 66, 0, kH200Memory).block_n, 128);
+  const FewTilesPlan base = plan_few_tiles_compared(1500, 2304, 2048, 66, 0, kH200Memory);
+  FewTilesPlan split = base;
+  split.schedule = {base.cluster_tiles, base.k_blocks, 66, 0};  // split over every cluster
+  EXPECT_TRUE(split.schedule.splits());
+  EXPECT_EQ(with_wide_fitted_width(split, 1500, 2304, 2048, kH200Memory).block_n, 256);
+  FewTilesPlan transposed = base;
+  transposed.transposed = true;
+  EXPECT_EQ(with_wide_fitted_width(transposed, 1500, 2304, 2048, kH200Memory).block_n, 256);
+  FewTilesPlan quad = base;
+  quad.cluster_n = 2;
+  EXPECT_EQ(with_wide_fitted_width(quad, 1500, 2304, 2048, kH200Memory).block_n, 256);
+  EXPECT_EQ(with_wide_fitted_width(base, 128, 2304, 2048, kH200Memory).block_n, 256);
+  EXPECT_EQ(with_wide_fitted_width(base, 1500, 2304, 2048, kH200Memory).block_n, 224);
+}
+
 // Wide tiles in whole rounds (with_wide_rounds): where the compared plan splits along K and M has 1024 tokens or more,
 // 128 × 320 tiles in 2 × 1 clusters replace it where they make at most two rounds, fewer than the pick's (its split
 // round counted), the last on at least 0.85 of the 66 clusters (56.1), on ⌈T / r⌉ clusters; the pick's cycles stay.
@@ -1235,10 +1324,11 @@ TEST(FewTiles, NotTransposedOutsideRaggedTokenCounts) {
 TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
   const std::set<std::pair<int, int>> tilings = {{128, 256}, {128, 192}, {128, 176}, {128, 160}, {128, 144},
                                                  {128, 128}, {128, 96},  {64, 192},  {64, 128},  {64, 112},
-                                                 {64, 96},   {64, 80},   {128, 320}};
+                                                 {64, 96},   {64, 80},   {128, 320}, {128, 208}, {128, 224},
+                                                 {128, 240}};
   std::mt19937 draw(20261205);
   std::uniform_int_distribution<int> tokens(1, 2300), eighths(1, 30000 / 8);
-  int transposed = 0, quads = 0, splits = 0, fitted = 0, wide = 0;
+  int transposed = 0, quads = 0, splits = 0, fitted = 0, wide = 0, wide_fitted = 0;
   for (int shape = 0; shape < 600; ++shape) {
     const int m = tokens(draw), n = 8 * eighths(draw), k = 8 * eighths(draw);
     for (const bool with_memory : {true, false}) {
@@ -1271,6 +1361,14 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
         EXPECT_FALSE(plan.schedule.splits());
         EXPECT_GE(m, kWideRoundsMinTokens);
       }
+      if (plan.block_n > 192 && plan.block_n < 256) {  // wide fitted widths: for C, 2 × 1, one round of whole tiles
+        EXPECT_FALSE(plan.transposed);
+        EXPECT_EQ(plan.cluster_m, 2);
+        EXPECT_EQ(plan.cluster_n, 1);
+        EXPECT_FALSE(plan.schedule.splits());
+        EXPECT_LE(plan.cluster_tiles, plan.resident_clusters);
+        EXPECT_GT(m, 128);
+      }
       const int rows = plan.transposed ? n : m, columns = plan.transposed ? m : n;
       EXPECT_EQ(plan.cluster_tiles, ceil_div(ceil_div(rows, plan.block_m), plan.cluster_m) *
                                         ceil_div(ceil_div(columns, plan.block_n), plan.cluster_n));
@@ -1286,6 +1384,7 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
       splits += plan.schedule.splits();
       fitted += fitted_width(plan.block_m, plan.block_n);
       wide += plan.block_n == 320;
+      wide_fitted += plan.block_n > 192 && plan.block_n < 256;
     }
   }
   // The draw reaches each kind of plan, so the checks above are not of one kind only.
@@ -1294,6 +1393,7 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
   EXPECT_GT(splits, 0);
   EXPECT_GT(fitted, 0);
   EXPECT_GT(wide, 0);
+  EXPECT_GT(wide_fitted, 0);
 }
 
 }  // namespace
