@@ -588,21 +588,27 @@ __host__ __device__ constexpr FewTilesPlan with_wide_rounds(const FewTilesPlan& 
 //   of 1 × 2 clusters they gained wherever K lay (docs/log/15_few_tiles.md, section 64, call 1);
 // - where the pick's operands, read once, take kWideFittedMaxDramShare of its cycles or more from DRAM: there (M ≤ 256
 //   and a long B: 203 × 15832 × 16984 at 0.98 of them) the launch waits on the DRAM whatever the width, and the three
-//   such shapes took 0.995-1.02 of the pick's time (section 54, call 8);
+//   such shapes took 0.995-1.02 of the pick's time (section 54, call 8). From six tile rows a one-round pick's share is
+//   about (M + N) / 12864 on an H100, under 0.5, so this holds only on a GPU with slower DRAM a cycle;
+// - below kWideFittedMinTileRows rows of 128-row tiles (M ≤ 640): of the eight such shapes measured, 581 × 5088 × 1728
+//   took 1.07-1.09 of the pick's time on two H100s and 403 × 7024 × 9792 1.06, two more 1.01-1.03, where from six
+//   tile rows none of 80 took 1.03 in both runs of a check (section 65; why is not found: not the DRAM share of
+//   the next rule, nor a CTA row wholly below M, which shapes of 9-15 tile rows gained with);
 // - below kWideFittedMinKBlocks k blocks (K ≤ 1472), where a launch is mostly its fixed cost and these tilings' own
 //   (the last 16-48 columns stored from the registers, two wgmmas a k step) outweighs the narrower k block: of 13
 //   such shapes five took 1.02-1.06 of the pick's time, where at 24 k blocks or more none took 1.03 (section 64, calls
 //   1 and 3; an inference from the times, not a profile);
-// - for Cᵀ, 2 × 2 clusters, splits, or 128 tokens or fewer (a 2 × 1 cluster's second CTA would lie wholly below M);
+// - for Cᵀ, 2 × 2 clusters or splits;
 // - 128 × 112 in place of 128 × 128: level or slower on six of seven shapes (section 54).
 constexpr int kWideFittedWidths = 3;
 __host__ __device__ constexpr int wide_fitted_width(int index) { return 208 + 16 * index; }  // 208, 224, 240
 constexpr double kWideFittedMaxDramShare = 0.75;
 constexpr int kWideFittedMinKBlocks = 24;
+constexpr int kWideFittedMinTileRows = 6;
 __host__ __device__ constexpr FewTilesPlan with_wide_fitted_width(const FewTilesPlan& plan, int m, int n, int k,
                                                                   FewTilesMemory memory) {
   if (plan.transposed || plan.quad_clusters() || plan.schedule.splits() || plan.block_m != 128 ||
-      plan.block_n != 256 || m <= 128 || plan.cluster_tiles >= plan.resident_clusters ||
+      plan.block_n != 256 || plan.cluster_tiles >= plan.resident_clusters || (m + 127) / 128 < kWideFittedMinTileRows ||
       plan.k_blocks < kWideFittedMinKBlocks || (rows_off_lines(k) && !plan.cluster_along_n()))
     return plan;
   if (dram_cycles(2.0 * (static_cast<double>(m) + n) * k, memory.dram_bytes_per_cycle) >=

@@ -1065,20 +1065,25 @@ TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
     EXPECT_DOUBLE_EQ(plan.cycles, pick.cycles);
     EXPECT_DOUBLE_EQ(plan.schedule_cycles, pick.schedule_cycles);
   }
-  // Not where the pick's operands take 0.75 of its cycles from DRAM or more: 252 × 13784 × 6848 reads (252 + 13784) ·
-  // 6848 · 2 bytes, 83.2 k cycles at an H200's 2310 bytes a cycle and 119.7 k at an H100's 1608; the pick's model is
-  // 113 k cycles (54 cluster tiles of 128 × 256, 107 k blocks).
-  const FewTilesMemory h100_memory{1608, 50.0 * 1024 * 1024};
-  const FewTilesPlan dram_pick = plan_few_tiles_compared(252, 13784, 6848, 66, 0, h100_memory);
-  EXPECT_EQ(dram_pick.block_n, 256);
-  EXPECT_EQ(dram_pick.cluster_tiles, 54);
-  EXPECT_GT(2.0 * (252 + 13784) * 6848 / 1608, kWideFittedMaxDramShare * dram_pick.cycles);
-  EXPECT_EQ(plan_few_tiles_or_transposed(252, 13784, 6848, 66, 0, h100_memory).block_n, 256);
-  EXPECT_LT(2.0 * (252 + 13784) * 6848 / 2310, kWideFittedMaxDramShare * dram_pick.cycles);
-  EXPECT_EQ(plan_few_tiles_or_transposed(252, 13784, 6848, 66, 0, kH200Memory).block_n, 224);  // 62 cluster tiles
-  // The GPU test's exact inputs (wide_fitted_widths_exact_inputs_kernel_15, tests/CMakeLists.txt): 640 tokens are 5 tile
-  // rows, 3 cluster rows; 4608 / 256 = 18 columns (54), / 208 → 23 (69), / 224 → 21 (63).
-  const FewTilesPlan exact = plan_few_tiles_or_transposed(640, 4608, 262144, 66, 0, kH200Memory);
+  // Not below six tile rows: 640 × 4608 × 4096 (5 tile rows) keeps its 128 × 256 tiles, 768 × 4608 × 4096 (6 tile rows,
+  // 3 cluster rows; 4608 / 256 = 18 columns (54), / 208 → 23 (69), / 224 → 21 (63)) takes 224.
+  EXPECT_EQ(plan_few_tiles_compared(640, 4608, 4096, 66, 0, kH200Memory).block_n, 256);
+  EXPECT_EQ(plan_few_tiles_or_transposed(640, 4608, 4096, 66, 0, kH200Memory).block_n, 256);
+  EXPECT_EQ(plan_few_tiles_compared(768, 4608, 4096, 66, 0, kH200Memory).block_n, 256);
+  EXPECT_EQ(plan_few_tiles_or_transposed(768, 4608, 4096, 66, 0, kH200Memory).block_n, 224);
+  EXPECT_EQ(plan_few_tiles_or_transposed(768, 4608, 4096, 66, 0, kH200Memory).cluster_tiles, 63);
+  // Not where the pick's operands take 0.75 of its cycles from DRAM or more, which from six tile rows only a GPU with
+  // slower DRAM a cycle than an H100's meets: at 1500 × 2304 × 2048 they are (1500 + 2304) · 2048 · 2 bytes, 31.2 M, at
+  // 500 bytes a cycle 62.3 k cycles against the pick's 58.9 k (54 cluster tiles of 32 k blocks); at an H100's 1608 19.4 k.
+  const FewTilesPlan dram_pick = plan_few_tiles_compared(1500, 2304, 2048, 66, 0, kH200Memory);
+  const FewTilesMemory slow_memory{500, 50.0 * 1024 * 1024}, h100_memory{1608, 50.0 * 1024 * 1024};
+  EXPECT_GT(2.0 * (1500 + 2304) * 2048 / 500, kWideFittedMaxDramShare * dram_pick.cycles);
+  EXPECT_EQ(with_wide_fitted_width(dram_pick, 1500, 2304, 2048, slow_memory).block_n, 256);
+  EXPECT_LT(2.0 * (1500 + 2304) * 2048 / 1608, kWideFittedMaxDramShare * dram_pick.cycles);
+  EXPECT_EQ(with_wide_fitted_width(dram_pick, 1500, 2304, 2048, h100_memory).block_n, 224);
+  // The GPU test's exact inputs (wide_fitted_widths_exact_inputs_kernel_15, tests/CMakeLists.txt): 768 tokens, as
+  // above, at K = 2^18.
+  const FewTilesPlan exact = plan_few_tiles_or_transposed(768, 4608, 262144, 66, 0, kH200Memory);
   EXPECT_EQ(exact.block_n, 224);
   EXPECT_EQ(exact.cluster_tiles, 63);
   EXPECT_FALSE(exact.schedule.splits());
@@ -1367,7 +1372,7 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
         EXPECT_EQ(plan.cluster_n, 1);
         EXPECT_FALSE(plan.schedule.splits());
         EXPECT_LE(plan.cluster_tiles, plan.resident_clusters);
-        EXPECT_GT(m, 128);
+        EXPECT_GT(m, 640);  // six tile rows or more
       }
       const int rows = plan.transposed ? n : m, columns = plan.transposed ? m : n;
       EXPECT_EQ(plan.cluster_tiles, ceil_div(ceil_div(rows, plan.block_m), plan.cluster_m) *
