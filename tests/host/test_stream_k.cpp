@@ -1065,27 +1065,32 @@ TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
     EXPECT_DOUBLE_EQ(plan.cycles, pick.cycles);
     EXPECT_DOUBLE_EQ(plan.schedule_cycles, pick.schedule_cycles);
   }
-  // Not below six tile rows: 640 × 4608 × 4096 (5 tile rows) keeps its 128 × 256 tiles, 768 × 4608 × 4096 (6 tile rows,
-  // 3 cluster rows; 4608 / 256 = 18 columns (54), / 208 → 23 (69), / 224 → 21 (63)) takes 224.
-  EXPECT_EQ(plan_few_tiles_compared(640, 4608, 4096, 66, 0, kH200Memory).block_n, 256);
-  EXPECT_EQ(plan_few_tiles_or_transposed(640, 4608, 4096, 66, 0, kH200Memory).block_n, 256);
+  // Not below six tile rows: 581 × 5088 × 1728 (5 tile rows: 128 × 256 in 1 × 2 clusters, 5 × 10 = 50 cluster tiles)
+  // keeps its tiles, where 240 would make 3 × 22 = 66; 768 × 4608 × 4096 (6 tile rows, 3 cluster rows; 4608 / 256 = 18
+  // columns (54), / 208 → 23 (69), / 224 → 21 (63)) takes 224.
+  const FewTilesPlan five_rows = plan_few_tiles_compared(581, 5088, 1728, 66, 0, kH200Memory);
+  EXPECT_EQ(five_rows.block_n, 256);
+  EXPECT_TRUE(five_rows.cluster_along_n());
+  EXPECT_EQ(five_rows.cluster_tiles, 50);
+  EXPECT_EQ(plan_few_tiles_or_transposed(581, 5088, 1728, 66, 0, kH200Memory).block_n, 256);
   EXPECT_EQ(plan_few_tiles_compared(768, 4608, 4096, 66, 0, kH200Memory).block_n, 256);
   EXPECT_EQ(plan_few_tiles_or_transposed(768, 4608, 4096, 66, 0, kH200Memory).block_n, 224);
   EXPECT_EQ(plan_few_tiles_or_transposed(768, 4608, 4096, 66, 0, kH200Memory).cluster_tiles, 63);
   // Not where the pick's operands take 0.75 of its cycles from DRAM or more, which from six tile rows only a GPU with
-  // slower DRAM a cycle than an H100's meets: at 1500 × 2304 × 2048 they are (1500 + 2304) · 2048 · 2 bytes, 31.2 M, at
-  // 500 bytes a cycle 62.3 k cycles against the pick's 58.9 k (54 cluster tiles of 32 k blocks); at an H100's 1608 19.4 k.
+  // slower DRAM a cycle than an H100's meets: at 1500 × 2304 × 2048 they are (1500 + 2304) · 2048 · 2 bytes, 15.6 M, at
+  // 500 bytes a cycle 31.2 k cycles against the pick's 36 k (0.87 of them), at an H100's 1608 9.7 k (0.27).
   const FewTilesPlan dram_pick = plan_few_tiles_compared(1500, 2304, 2048, 66, 0, kH200Memory);
   const FewTilesMemory slow_memory{500, 50.0 * 1024 * 1024}, h100_memory{1608, 50.0 * 1024 * 1024};
   EXPECT_GT(2.0 * (1500 + 2304) * 2048 / 500, kWideFittedMaxDramShare * dram_pick.cycles);
   EXPECT_EQ(with_wide_fitted_width(dram_pick, 1500, 2304, 2048, slow_memory).block_n, 256);
   EXPECT_LT(2.0 * (1500 + 2304) * 2048 / 1608, kWideFittedMaxDramShare * dram_pick.cycles);
   EXPECT_EQ(with_wide_fitted_width(dram_pick, 1500, 2304, 2048, h100_memory).block_n, 224);
-  // The GPU test's exact inputs (wide_fitted_widths_exact_inputs_kernel_15, tests/CMakeLists.txt): 768 tokens, as
-  // above, at K = 2^18.
-  const FewTilesPlan exact = plan_few_tiles_or_transposed(768, 4608, 262144, 66, 0, kH200Memory);
-  EXPECT_EQ(exact.block_n, 224);
-  EXPECT_EQ(exact.cluster_tiles, 63);
+  // The GPU test's exact inputs (wide_fitted_widths_exact_inputs_kernel_15, tests/CMakeLists.txt): 720 tokens are 6
+  // tile rows, 3 cluster rows; 3840 / 256 = 15 columns (45), / 208 = 18.5 → 19 (57), at K = 2^18.
+  EXPECT_EQ(plan_few_tiles_compared(720, 3840, 262144, 66, 0, kH200Memory).cluster_tiles, 45);
+  const FewTilesPlan exact = plan_few_tiles_or_transposed(720, 3840, 262144, 66, 0, kH200Memory);
+  EXPECT_EQ(exact.block_n, 208);
+  EXPECT_EQ(exact.cluster_tiles, 57);
   EXPECT_FALSE(exact.schedule.splits());
   // Nor under 24 k blocks: 1500 × 2304 × 1472 (23) keeps its 54 cluster tiles of 128 × 256, at 1536 (24) takes 224.
   EXPECT_EQ(plan_few_tiles_or_transposed(1500, 2304, 1472, 66, 0, kH200Memory).block_n, 256);
@@ -1334,8 +1339,7 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
   std::mt19937 draw(20261205);
   std::uniform_int_distribution<int> tokens(1, 2300), eighths(1, 30000 / 8);
   int transposed = 0, quads = 0, splits = 0, fitted = 0, wide = 0, wide_fitted = 0;
-  for (int shape = 0; shape < 600; ++shape) {
-    const int m = tokens(draw), n = 8 * eighths(draw), k = 8 * eighths(draw);
+  const auto check = [&](int m, int n, int k) {
     for (const bool with_memory : {true, false}) {
       SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << (with_memory ? ", H200" : ", clusters alone"));
       const FewTilesPlan plan = with_memory ? plan_few_tiles_or_transposed(m, n, k, 66, 30, kH200Memory)
@@ -1391,6 +1395,16 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
       wide += plan.block_n == 320;
       wide_fitted += plan.block_n > 192 && plan.block_n < 256;
     }
+  };
+  for (int shape = 0; shape < 600; ++shape) {
+    const int m = tokens(draw), n = 8 * eighths(draw), k = 8 * eighths(draw);
+    check(m, n, k);
+  }
+  // Shapes like a model's layers at 641-2300 tokens (N and K multiples of 64), where 128-row wide fitted widths occur.
+  std::uniform_int_distribution<int> many_tokens(641, 2300), columns64(16, 6144 / 64), depth64(24, 30000 / 64);
+  for (int shape = 0; shape < 200; ++shape) {
+    const int m = many_tokens(draw), n = 64 * columns64(draw), k = 64 * depth64(draw);
+    check(m, n, k);
   }
   // The draw reaches each kind of plan, so the checks above are not of one kind only.
   EXPECT_GT(transposed, 0);
