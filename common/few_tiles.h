@@ -592,8 +592,8 @@ __host__ __device__ constexpr FewTilesPlan with_wide_rounds(const FewTilesPlan& 
 //   about (M + N) / 12864 on an H100, under 0.5, so this holds only on a GPU with slower DRAM a cycle;
 // - below kWideFittedMinTileRows rows of 128-row tiles (M ≤ 640): of the eight such shapes measured, 581 × 5088 × 1728
 //   took 1.06-1.09 of the pick's time on two H100s and 403 × 7024 × 9792 1.06, two more 1.01-1.03, where from six
-//   tile rows none of 80 took 1.03 in both runs of a check (section 65; why is not found: not the DRAM share of
-//   the next rule, nor a CTA row wholly below M, which shapes of 9-15 tile rows gained with);
+//   tile rows none of 77 took 1.03 in both runs of a check (section 65; why is not found: not the DRAM share of
+//   the rule above, nor a CTA row wholly below M, which shapes of 9-15 tile rows gained with);
 // - below kWideFittedMinKBlocks k blocks (K ≤ 1472), where a launch is mostly its fixed cost and these tilings' own
 //   (the last 16-48 columns stored from the registers, two wgmmas a k step) outweighs the narrower k block: of 13
 //   such shapes five took 1.02-1.06 of the pick's time, where at 24 k blocks or more none took 1.03 (section 64, calls
