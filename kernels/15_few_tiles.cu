@@ -13,8 +13,8 @@
 //    two consumer warpgroups instead of one (256 × 6144 × 4096: 2 × 64 tiles), in 2 × 1 clusters with no CTA wholly
 //    below M. Where the plan's one round of whole tiles still leaves clusters idle, 64-row fitted widths, 64 × 80, 96
 //    or 112 in 2 × 1 clusters, busy more of them (128 × 4608 × 3584: 58 cluster tiles of 64 × 80 for 36 of 64 × 128).
-//    Where one round of whole 128 × 256 tiles leaves clusters idle, 128 × 208, 224 or 240 tiles (two wgmmas a k step)
-//    busy more of them (1500 × 2304 × 2048: 66 cluster tiles of 128 × 224 for 54 of 128 × 256).
+//    Where one round of whole 128 × 256 tiles leaves clusters idle, from six tile rows, 128 × 208, 224 or 240 tiles
+//    (two wgmmas a k step) busy more of them (1500 × 2304 × 2048: 66 cluster tiles of 128 × 224 for 54 of 128 × 256).
 //    Where the plan splits along K and M has 1024 tokens or more, 128 × 320 tiles (two m64n160 wgmmas a k step) in
 //    up to two whole rounds replace it (1024 × 10240 × 8192: two rounds of 128 cluster tiles, where 128 × 256 makes
 //    two and splits the last 28 of 160). The tile is a template parameter (Tiling): the wgmma's N is its width, the
