@@ -583,9 +583,9 @@ __host__ __device__ constexpr FewTilesPlan with_wide_rounds(const FewTilesPlan& 
 // 128 × 224, 6 × 11 = 66): one round either way, of tiles narrower by what the clusters it busies take over. Each
 // consumer warpgroup issues two wgmmas a k step (112 + 96, 112 + 112, 128 + 112 columns), as 128 × 320 tiles do.
 // Measured, not modelled: the replaced pick's cycles stand for them in kernel 16's comparisons. Not taken:
-// - off the lines (K % 64 != 0) where the pick is in 2 × 1 clusters: a k block there waits on the L2's requests (above),
-//   which a narrower tile makes no fewer a column, and eight such shapes took 1.00-1.06 of the pick's time; in place
-//   of 1 × 2 clusters they gained wherever K lay (docs/log/15_few_tiles.md, section 64, call 1);
+// - off the lines (K % 64 != 0) where the pick is in 2 × 1 clusters: a k block there waits on the L2's requests
+//   (above), which a narrower tile makes no fewer a column, and eight such shapes took 1.00-1.06 of the pick's time;
+//   in place of 1 × 2 clusters they gained wherever K lay (docs/log/15_few_tiles.md, section 64, call 1);
 // - where the pick's operands, read once, take kWideFittedMaxDramShare of its cycles or more from DRAM: there (M ≤ 256
 //   and a long B: 203 × 15832 × 16984 at 0.98 of them) the launch waits on the DRAM whatever the width, and the three
 //   such shapes took 0.995-1.02 of the pick's time (section 54, call 8). From six tile rows a one-round pick's share is
