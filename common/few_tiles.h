@@ -501,6 +501,31 @@ __host__ __device__ constexpr bool transposed_candidate(int m) {
   return m > 128 && m < kTransposedMaxM && m % 128 != 0;
 }
 
+// One round of whole `block_m`-row tiles in 2 × 1 clusters, of the narrowest of `widths` widths, from `first_width` in
+// steps of 16 columns, whose cluster tiles fit the plan's resident clusters, where they are more than the plan's
+// cluster tiles; else the plan. The plan's cycles and margins are kept: the fitted widths below that call this are
+// measured in its place, not modelled.
+constexpr int kFittedWidthStep = 16;
+__host__ __device__ constexpr FewTilesPlan narrowest_fitted_round(const FewTilesPlan& plan, int m, int n, int block_m,
+                                                                  int first_width, int widths) {
+  for (int index = 0; index < widths; ++index) {  // narrowest first
+    const int width = first_width + kFittedWidthStep * index;
+    const long long rows = ((m + block_m - 1) / block_m + 1) / 2, columns = (n + width - 1) / width;
+    if (rows * columns > plan.resident_clusters) continue;
+    if (rows * columns <= plan.cluster_tiles) return plan;
+    FewTilesPlan fitted = plan;
+    fitted.block_m = block_m;
+    fitted.block_n = width;
+    fitted.cluster_m = 2;
+    fitted.cluster_n = 1;
+    fitted.cluster_tiles = static_cast<int>(rows * columns);
+    fitted.schedule = {fitted.cluster_tiles, plan.k_blocks, fitted.cluster_tiles, fitted.cluster_tiles};
+    fitted.whole_over_dram = false;
+    return fitted;
+  }
+  return plan;
+}
+
 // 64-row fitted widths. Where the plan runs one round of whole tiles on fewer clusters than the GPU keeps resident (a
 // few hundred tokens and a narrow N: 128 × 4608 × 3584 in 64 × 128 tiles on 36 of 66 clusters), cuBLAS runs 64-row
 // tiles of a width fitted to about one round of its SMs (there 64 × 80 on 120 SMs, at 256 × 3072 × 3072 64 × 112;
@@ -515,27 +540,14 @@ __host__ __device__ constexpr bool transposed_candidate(int m) {
 // along a long K took 1.11 times the time, up to 1.28), nor for Cᵀ, 2 × 2 clusters or 64 tokens or fewer (a 2 × 1
 // cluster's second CTA would lie wholly below M).
 constexpr int kFittedRows64Widths = 3;
-__host__ __device__ constexpr int fitted_rows64_width(int index) { return 80 + 16 * index; }  // 80, 96, 112
+__host__ __device__ constexpr int fitted_rows64_width(int index) {  // 80, 96, 112
+  return 80 + kFittedWidthStep * index;
+}
 __host__ __device__ constexpr FewTilesPlan with_fitted_rows64_width(const FewTilesPlan& plan, int m, int n) {
   if (plan.transposed || plan.quad_clusters() || plan.schedule.splits() || m <= 64 ||
       plan.cluster_tiles >= plan.resident_clusters)
     return plan;
-  for (int index = 0; index < kFittedRows64Widths; ++index) {  // narrowest first
-    const int width = fitted_rows64_width(index);
-    const long long rows = ((m + 63) / 64 + 1) / 2, columns = (n + width - 1) / width;
-    if (rows * columns > plan.resident_clusters) continue;
-    if (rows * columns <= plan.cluster_tiles) return plan;
-    FewTilesPlan fitted = plan;  // its cycles and margins kept: see above
-    fitted.block_m = 64;
-    fitted.block_n = width;
-    fitted.cluster_m = 2;
-    fitted.cluster_n = 1;
-    fitted.cluster_tiles = static_cast<int>(rows * columns);
-    fitted.schedule = {fitted.cluster_tiles, plan.k_blocks, fitted.cluster_tiles, fitted.cluster_tiles};
-    fitted.whole_over_dram = false;
-    return fitted;
-  }
-  return plan;
+  return narrowest_fitted_round(plan, m, n, 64, fitted_rows64_width(0), kFittedRows64Widths);
 }
 
 // Wide tiles in whole rounds. Where the plan splits along K and M has 1024 tokens or more, cuBLAS runs 128-row tiles
@@ -601,7 +613,9 @@ __host__ __device__ constexpr FewTilesPlan with_wide_rounds(const FewTilesPlan& 
 // - for Cᵀ, 2 × 2 clusters or splits;
 // - 128 × 112 in place of 128 × 128: level or slower on six of seven shapes (section 54).
 constexpr int kWideFittedWidths = 3;
-__host__ __device__ constexpr int wide_fitted_width(int index) { return 208 + 16 * index; }  // 208, 224, 240
+__host__ __device__ constexpr int wide_fitted_width(int index) {  // 208, 224, 240
+  return 208 + kFittedWidthStep * index;
+}
 constexpr double kWideFittedMaxDramShare = 0.75;
 constexpr int kWideFittedMinKBlocks = 24;
 constexpr int kWideFittedMinTileRows = 6;
@@ -614,21 +628,7 @@ __host__ __device__ constexpr FewTilesPlan with_wide_fitted_width(const FewTiles
   if (dram_cycles(2.0 * (static_cast<double>(m) + n) * k, memory.dram_bytes_per_cycle) >=
       kWideFittedMaxDramShare * plan.cycles)
     return plan;
-  for (int index = 0; index < kWideFittedWidths; ++index) {  // narrowest first
-    const int width = wide_fitted_width(index);
-    const long long rows = ((m + 127) / 128 + 1) / 2, columns = (n + width - 1) / width;
-    if (rows * columns > plan.resident_clusters) continue;
-    if (rows * columns <= plan.cluster_tiles) return plan;
-    FewTilesPlan fitted = plan;  // its cycles and margins kept: see above
-    fitted.block_n = width;
-    fitted.cluster_m = 2;
-    fitted.cluster_n = 1;
-    fitted.cluster_tiles = static_cast<int>(rows * columns);
-    fitted.schedule = {fitted.cluster_tiles, plan.k_blocks, fitted.cluster_tiles, fitted.cluster_tiles};
-    fitted.whole_over_dram = false;
-    return fitted;
-  }
-  return plan;
+  return narrowest_fitted_round(plan, m, n, 128, wide_fitted_width(0), kWideFittedWidths);
 }
 
 // Kernel 15's plan for C or for Cᵀ as its model compares them (and kernel 16's with kernel 14): plan_few_tiles(m, n,

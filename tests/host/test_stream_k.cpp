@@ -970,6 +970,23 @@ TEST(FewTiles, FittedWidthTestShapesTakeThem) {
   }
 }
 
+// A fitted width's plan as it replaces a pick: one round of whole block_m × block_n tiles in 2 × 1 clusters, a cluster
+// tile a cluster, for C, with the pick's cycles (measured in its place, not modelled).
+void expect_fitted_round(const FewTilesPlan& plan, const FewTilesPlan& pick, int block_m, int block_n,
+                         int cluster_tiles) {
+  EXPECT_EQ(plan.block_m, block_m);
+  EXPECT_EQ(plan.block_n, block_n);
+  EXPECT_EQ(plan.cluster_m, 2);
+  EXPECT_EQ(plan.cluster_n, 1);
+  EXPECT_FALSE(plan.transposed);
+  EXPECT_EQ(plan.cluster_tiles, cluster_tiles);
+  EXPECT_EQ(plan.schedule.tiles, cluster_tiles);
+  EXPECT_EQ(plan.schedule.workers, cluster_tiles);  // one whole tile a cluster
+  EXPECT_EQ(plan.schedule.whole_tiles, cluster_tiles);
+  EXPECT_DOUBLE_EQ(plan.cycles, pick.cycles);
+  EXPECT_DOUBLE_EQ(plan.schedule_cycles, pick.schedule_cycles);
+}
+
 // 64-row fitted widths (with_fitted_rows64_width): where the plan runs one round of whole tiles on fewer clusters than
 // resident, one round of whole 64 × 80, 96 or 112 tiles in 2 × 1 clusters, the narrowest whose cluster tiles fit,
 // replaces it where they are more, and keeps the replaced pick's cycles. The tile counts are worked by hand: a cluster
@@ -995,18 +1012,8 @@ TEST(FewTiles, FittedRows64WidthsWhereOneRoundLeavesClustersIdle) {
     EXPECT_FALSE(pick.schedule.splits());
     EXPECT_LT(pick.cluster_tiles, 66);
     const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, 0, kH200Memory);
-    EXPECT_EQ(plan.block_m, 64);
-    EXPECT_EQ(plan.block_n, c.block_n);
-    EXPECT_EQ(plan.cluster_m, 2);
-    EXPECT_EQ(plan.cluster_n, 1);
-    EXPECT_FALSE(plan.transposed);
-    EXPECT_EQ(plan.cluster_tiles, c.cluster_tiles);
-    EXPECT_EQ(plan.schedule.tiles, c.cluster_tiles);
-    EXPECT_EQ(plan.schedule.workers, c.cluster_tiles);  // one whole tile a cluster
-    EXPECT_EQ(plan.schedule.whole_tiles, c.cluster_tiles);
+    expect_fitted_round(plan, pick, 64, c.block_n, c.cluster_tiles);
     EXPECT_EQ(plan.k_blocks, c.k / 64);
-    EXPECT_DOUBLE_EQ(plan.cycles, pick.cycles);
-    EXPECT_DOUBLE_EQ(plan.schedule_cycles, pick.schedule_cycles);
   }
   // Not where the pick splits (128 × 4096 × 4096: 64 × 128 tiles in two equal shares), at 64 tokens or fewer, where no
   // width fits in one round (512 × 4096 × 4096: 4 cluster rows of 52 columns of 80), nor for Cᵀ.
@@ -1053,17 +1060,7 @@ TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
     EXPECT_EQ(pick.cluster_along_n(), c.pick_along_n);
     EXPECT_FALSE(pick.schedule.splits());
     const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, quad_clusters, kH200Memory);
-    EXPECT_EQ(plan.block_m, 128);
-    EXPECT_EQ(plan.block_n, c.block_n);
-    EXPECT_EQ(plan.cluster_m, 2);
-    EXPECT_EQ(plan.cluster_n, 1);
-    EXPECT_FALSE(plan.transposed);
-    EXPECT_EQ(plan.cluster_tiles, c.cluster_tiles);
-    EXPECT_EQ(plan.schedule.tiles, c.cluster_tiles);
-    EXPECT_EQ(plan.schedule.workers, c.cluster_tiles);  // one whole tile a cluster
-    EXPECT_EQ(plan.schedule.whole_tiles, c.cluster_tiles);
-    EXPECT_DOUBLE_EQ(plan.cycles, pick.cycles);
-    EXPECT_DOUBLE_EQ(plan.schedule_cycles, pick.schedule_cycles);
+    expect_fitted_round(plan, pick, 128, c.block_n, c.cluster_tiles);
   }
   // Not below six tile rows: 581 × 5088 × 1728 (5 tile rows: 128 × 256 in 1 × 2 clusters, 5 × 10 = 50 cluster tiles)
   // keeps its tiles, where 240 would make 3 × 22 = 66; 768 × 4608 × 4096 (6 tile rows, 3 cluster rows; 4608 / 256 = 18
