@@ -616,6 +616,11 @@ constexpr int kWideFittedWidths = 3;
 __host__ __device__ constexpr int wide_fitted_width(int index) {  // 208, 224, 240
   return 208 + kFittedWidthStep * index;
 }
+// Whether a 128-row tile of `block_n` columns has a wide fitted width: kernel 15's instances of those issue two wgmmas
+// a k step and leave the partial sums' code out.
+__host__ __device__ constexpr bool is_wide_fitted_width(int block_n) {
+  return block_n >= wide_fitted_width(0) && block_n <= wide_fitted_width(kWideFittedWidths - 1);
+}
 constexpr double kWideFittedMaxDramShare = 0.75;
 constexpr int kWideFittedMinKBlocks = 24;
 constexpr int kWideFittedMinTileRows = 6;

@@ -131,7 +131,7 @@ struct Tiling {
   static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
   // The wide fitted widths run one round of whole tiles only (common/few_tiles.h, with_wide_fitted_width), and their
   // instances leave the partial sums' code out: with it, ptxas spills a register at 208-240 columns.
-  static constexpr bool kSplitsAlongK = !(kBlockN > 192 && kBlockN < 256);
+  static constexpr bool kSplitsAlongK = !is_wide_fitted_width(kBlockN);
   // The epilogue's staging: the whole 64-column boxes of a consumer's 64 × kBlockN tile go out in kStoreRounds rounds
   // of kStoreBoxes boxes of 64 × 64 (two rounds of two boxes or one; 192 columns in three of one, 320 in five, 64 in
   // one). A fitted width's last kTailChunks 8-column chunks (16-48 columns) are stored from the registers instead, so
@@ -146,8 +146,8 @@ struct Tiling {
   static_assert(kBlockN == 320 || kBlockN == 256 || kBlockN == 240 || kBlockN == 224 || kBlockN == 208 ||
                     kBlockN == 192 || kBlockN == 128 || kBlockN == 176 || kBlockN == 160 || kBlockN == 144 ||
                     kBlockN == 112 || kBlockN == 96 || kBlockN == 80,
-                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144, 128, 112, 96 or 80, or two: 160 + 160, 128 + "
-                "80, 96 or 112");
+                "wgmma m64nNk16 with N = 256, 192, 176, 160, 144, 128, 112, 96 or 80, or two: 160 + 160 (320), "
+                "112 + 96 (208), 112 + 112 (224) or 128 + 112 (240)");
   static_assert(kBlockM == 128 || kBlockM == 64, "two consumer warpgroups or one");
   static_assert(kBoxedCols % (kBoxCols * kStoreRounds) == 0);
   static_assert(kClusterSize >= 2 && kClusterSize <= 8, "a portable cluster has at most 8 CTAs");
@@ -216,8 +216,8 @@ __device__ __forceinline__ void mbarrier_arrive_cluster_ctas_predicated(uint64_t
 // whole number of 8-row swizzle atoms), and its accumulators are the tile's chunks from there on, where one wgmma of
 // the whole width would hold them.
 template <int kBlockN>
-constexpr int kFirstWgmmaWidth = kBlockN == 320 || (kBlockN > 192 && kBlockN < 256) ? (kBlockN / 2 + 15) / 16 * 16
-                                                                                     : kBlockN;
+constexpr int kFirstWgmmaWidth =
+    kBlockN == 320 || is_wide_fitted_width(kBlockN) ? (kBlockN / 2 + 15) / 16 * 16 : kBlockN;
 template <int kBlockN>
 __device__ __forceinline__ void wgmma_tile_row(float (&acc)[kBlockN / 2], uint64_t descriptor_a, uint32_t b_address,
                                                bool accumulate) {
@@ -568,7 +568,7 @@ GemmLaunch prepare_plan(const GemmProblem& problem, const FewTilesPlan& plan) {
       throw std::logic_error("kernel 15 has no 64-row fitted width for Cᵀ");
     }
   }
-  if (plan.block_n > 192 && plan.block_n < 256) {  // wide fitted widths: for C, in 2 × 1 clusters only (few_tiles.h)
+  if (is_wide_fitted_width(plan.block_n)) {  // for C, in 2 × 1 clusters only (few_tiles.h)
     if constexpr (!kTransposed) {
       if (plan.cluster_along_n() || plan.quad_clusters())
         throw std::logic_error("kernel 15 has its 128-row wide fitted widths in 2 × 1 clusters only");
