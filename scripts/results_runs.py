@@ -17,11 +17,12 @@ before the comparison: a renamed variable changes no instruction), and the funct
 (a function moved from a common header into the one chapter that uses it, its code unchanged). A chapter's code is
 more than its file: the repository's headers it includes (and theirs, and a header's .cpp or .cu beside it), and the
 files of the chapters whose kernels it launches, which runs.json lists under "built_from" (chapter 16 launches those
-of 14 and 15). Each is held to the same comparison. Where one of them changed in code since a run but the run's
-launches did not (a dispatch clause that no shape of the run meets), runs.json may say so under "equivalent": the
-file, the runs' commits, the chapters, the commit `as_of` whose version of the file the run stands for, and why; the
-file is then compared with its version at `as_of` instead. So when a chapter's code changes, the tables stop showing
-the old run's figures as its own until the declaration says otherwise.
+of 14 and 15). Each is held to the same comparison. Where one of these files, the chapter's own among them, changed
+in code since a run but the run's launches did not (a dispatch clause that no shape of the run meets, or a change
+whose build has the run's machine code), runs.json may say so under "equivalent": the file, the runs' commits, the
+chapters, the commit `as_of` whose version of the file the run stands for, and why; the file is then compared with its
+version at `as_of` instead. So when a chapter's code changes, the tables stop showing the old run's figures as its own
+until the declaration says otherwise.
 """
 
 from __future__ import annotations
@@ -350,26 +351,23 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
             raise InputError(f"{relative}: kernel {kernel_id:02d} of the run is {names[kernel_id]}, not today's "
                              f"chapter {kernel_id:02d} ({path.name if path else 'none'}); {RUNS_FILE} declares it "
                              f"current")
-        changed = changed_since(run.commit, path)
-        if changed is None:
+        if changed_since(run.commit, path) is None:
             unverified.append(f"{kernel_id:02d}")
             continue
-        if changed:
-            raise InputError(f"{path.relative_to(root)} changed since commit {run.commit} (in more than comments), "
-                             f"and {RUNS_FILE} declares that commit's run {relative} current for chapter "
-                             f"{kernel_id:02d}: take {kernel_id:02d} out of the run's \"current\" (or measure again)")
-        for other in chapter_files(root, kernel_id, built_from)[1:]:
+        for other in chapter_files(root, kernel_id, built_from):  # its own file first
             name = other.relative_to(root).as_posix()
             # A file the commit did not have is a change too: git holds the commit (the chapter's file was compared).
             if changed_since(run.commit, other) is False:
                 continue
+            whose = (f"it is chapter {kernel_id:02d}'s own file" if other == path.resolve() else
+                     f"chapter {kernel_id:02d} runs its code")
             equal = next((entry for entry in equivalent if entry.file == name and kernel_id in entry.chapters
                           and any(same_commit(commit, run.commit) for commit in entry.runs)), None)
             if equal is None:
-                raise InputError(f"{name} changed since commit {run.commit} (in more than comments), and chapter "
-                                 f"{kernel_id:02d} runs its code ({RUNS_FILE} declares that commit's run {relative} "
-                                 f"current for it): take {kernel_id:02d} out of the run's \"current\", measure again, "
-                                 f"or declare under \"equivalent\" why the run's launches are today's")
+                raise InputError(f"{name} changed since commit {run.commit} (in more than comments), and {whose} "
+                                 f"({RUNS_FILE} declares that commit's run {relative} current for chapter "
+                                 f"{kernel_id:02d}): take {kernel_id:02d} out of the run's \"current\", measure "
+                                 f"again, or declare under \"equivalent\" why the run's launches are today's")
             if changed_since(equal.as_of, other) is not False:
                 raise InputError(f"{name} changed since commit {equal.as_of} (in more than comments), the version "
                                  f"{RUNS_FILE} declares run {relative} stands for: take {kernel_id:02d} out of the "

@@ -167,6 +167,24 @@ class ResultsRunsTest(unittest.TestCase):
         launched.write_text("int few_tiles() { return 16; }\n", encoding="utf-8")  # a chapter 16 launches
         with self.assertRaisesRegex(InputError, r"^kernels/15_few_tiles\.cu changed since commit"):
             results_runs.verify(run, self.root, document, kernels)
+        launched.write_text("int few_tiles() { return 15; }\n", encoding="utf-8")
+        results_runs.verify(run, self.root, document, kernels)
+        # The chapter's own file, changed in code, retires the run unless an equivalence is declared for it too.
+        own = self.root / "kernels" / "16_dispatch.cu"
+        own.write_text("#include \"common/choice.h\"\nint dispatch(double a) { return a >= kMargin ? 14 : 15; }\n",
+                       encoding="utf-8")
+        with self.assertRaisesRegex(InputError, r"^kernels/16_dispatch\.cu changed since commit .* own file"):
+            results_runs.verify(run, self.root, document, kernels)
+        own_as_of = commit("the margin itself taken")
+        declaration["equivalent"].append({"file": "kernels/16_dispatch.cu", "runs": run_commit[:7], "chapters": "16",
+                                          "as_of": own_as_of[:7], "why": "no shape of the run lies on the margin"})
+        self.declare(declaration)
+        results_runs.verify(run, self.root, document, kernels)
+        own.write_text("#include \"common/choice.h\"\nint dispatch(double a) { return a > kMargin ? 15 : 14; }\n",
+                       encoding="utf-8")
+        with self.assertRaisesRegex(InputError, r"^kernels/16_dispatch\.cu changed since commit .*the version .* "
+                                                r"stands for"):
+            results_runs.verify(run, self.root, document, kernels)
 
     def test_bad_built_from_and_equivalent(self):
         built_from, equivalent = results_runs.load_built_from, results_runs.load_equivalent
