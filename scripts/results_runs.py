@@ -354,16 +354,16 @@ def verify(run: Run, root: Path, document: dict, kernels: list[tuple[int, str]])
         if changed_since(run.commit, path) is None:
             unverified.append(f"{kernel_id:02d}")
             continue
-        for other in chapter_files(root, kernel_id, built_from):  # its own file first
+        for position, other in enumerate(chapter_files(root, kernel_id, built_from)):  # its own file first
             name = other.relative_to(root).as_posix()
             # A file the commit did not have is a change too: git holds the commit (the chapter's file was compared).
             if changed_since(run.commit, other) is False:
                 continue
-            whose = (f"it is chapter {kernel_id:02d}'s own file" if other == path.resolve() else
-                     f"chapter {kernel_id:02d} runs its code")
             equal = next((entry for entry in equivalent if entry.file == name and kernel_id in entry.chapters
                           and any(same_commit(commit, run.commit) for commit in entry.runs)), None)
             if equal is None:
+                whose = (f"it is chapter {kernel_id:02d}'s own file" if position == 0 else
+                         f"chapter {kernel_id:02d} runs its code")
                 raise InputError(f"{name} changed since commit {run.commit} (in more than comments), and {whose} "
                                  f"({RUNS_FILE} declares that commit's run {relative} current for chapter "
                                  f"{kernel_id:02d}): take {kernel_id:02d} out of the run's \"current\", measure "

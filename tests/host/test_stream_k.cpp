@@ -1367,7 +1367,8 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
         EXPECT_FALSE(plan.schedule.splits());
         EXPECT_GE(m, kWideRoundsMinTokens);
       }
-      if (plan.block_n > 192 && plan.block_n < 256) {  // wide fitted widths: for C, 2 × 1, one round of whole tiles
+      const bool wide_fitted_plan = plan.block_n > 192 && plan.block_n < 256;  // 208, 224 or 240 columns
+      if (wide_fitted_plan) {  // wide fitted widths: for C, 2 × 1, one round of whole tiles
         EXPECT_FALSE(plan.transposed);
         EXPECT_EQ(plan.cluster_m, 2);
         EXPECT_EQ(plan.cluster_n, 1);
@@ -1390,7 +1391,7 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
       splits += plan.schedule.splits();
       fitted += fitted_width(plan.block_m, plan.block_n);
       wide += plan.block_n == 320;
-      wide_fitted += plan.block_n > 192 && plan.block_n < 256;
+      wide_fitted += wide_fitted_plan;
     }
   };
   for (int shape = 0; shape < 600; ++shape) {
