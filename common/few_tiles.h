@@ -636,6 +636,38 @@ __host__ __device__ constexpr FewTilesPlan with_wide_fitted_width(const FewTiles
   return narrowest_fitted_round(plan, m, n, 128, wide_fitted_width(0), kWideFittedWidths);
 }
 
+// 128-row wide fitted widths in whole rounds. Where the plan runs two rounds or more of whole 128 × 256 tiles in 2 × 1
+// clusters on the lines, its last round leaves clusters idle unless the cluster tiles fill it (1196 × 8296 × 3520: 165
+// cluster tiles in 3 rounds on 55 of 66 clusters). There the wide fitted width whose rounds times width is least
+// replaces it, where that is at most kWideFittedRoundsMargin of the pick's: 128 × 224 there, 190 cluster tiles in the
+// same 3 rounds on 64 clusters, each round 0.875 as long. The margin keeps it to 208 and 224 columns in the rounds the
+// pick takes (or 208 in one round more from ten): measured on an H100, 240 columns (0.94) were level, losing up to 9 %
+// at short K, and a round more lost (the narrower tiles gave 3-4 % of the clock back to the power limiter: an inference
+// from profiles); in one cluster row (M ≤ 256) the one shape tried was 1 % slower (docs/log/15_few_tiles.md, §68).
+constexpr double kWideFittedRoundsMargin = 0.90;
+__host__ __device__ constexpr FewTilesPlan with_wide_fitted_rounds(const FewTilesPlan& plan, int m, int n, int k) {
+  if (plan.transposed || plan.quad_clusters() || plan.cluster_along_n() || plan.schedule.splits() ||
+      plan.block_m != 128 || plan.block_n != 256 || plan.cluster_tiles <= plan.resident_clusters || rows_off_lines(k) ||
+      m <= 256)
+    return plan;
+  const long long workers = plan.resident_clusters, rows = ((m + 127) / 128 + 1) / 2;
+  const long long pick_rounds = (plan.cluster_tiles + workers - 1) / workers;
+  double best = kWideFittedRoundsMargin * pick_rounds * plan.block_n;
+  FewTilesPlan fitted = plan;
+  for (int index = 0; index < kWideFittedWidths; ++index) {
+    const int width = wide_fitted_width(index);
+    const long long columns = (n + width - 1) / width, tiles = rows * columns;
+    const long long rounds = (tiles + workers - 1) / workers;
+    if (static_cast<double>(rounds) * width > best || columns > 0xffff || tiles > 0x7fffffff) continue;
+    best = static_cast<double>(rounds) * width;
+    fitted.block_n = width;
+    fitted.cluster_tiles = static_cast<int>(tiles);
+    fitted.schedule = {fitted.cluster_tiles, plan.k_blocks, static_cast<int>((tiles + rounds - 1) / rounds),
+                       fitted.cluster_tiles};
+  }
+  return fitted;
+}
+
 // Kernel 15's plan for C or for Cᵀ as its model compares them (and kernel 16's with kernel 14): plan_few_tiles(m, n,
 // k, ...), or, for a candidate M, plan_few_tiles(n, m, k, ...) marked transposed where its cycles times
 // kTransposedMargin are at most the first's, unless it splits over every cluster; for C, with a 64-row fitted width
@@ -655,7 +687,7 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_compared(int m, int n,
 // (with_wide_rounds); kernel 16 weighs the compared plan and launches this.
 __host__ __device__ constexpr FewTilesPlan launched_few_tiles_plan(const FewTilesPlan& compared, int m, int n, int k,
                                                                    FewTilesMemory memory) {
-  return with_wide_rounds(with_wide_fitted_width(compared, m, n, k, memory), m, n);
+  return with_wide_fitted_rounds(with_wide_rounds(with_wide_fitted_width(compared, m, n, k, memory), m, n), m, n, k);
 }
 
 // The plan kernel 15 launches: the compared one, with the measured replacements (launched_few_tiles_plan).

@@ -158,10 +158,12 @@ std::string explain_shape(const Shape& shape, int clusters, int quad_clusters, c
   else if (estimate.split_last_round)
     line << rounds_rule << ", or " << percent(kPingPongSplitMargin - 1) << " ahead of the split schedule"
          << clause_width;
-  else if (estimate.idle_clause)
+  else if (estimate.idle_clause) {  // the clause counts the compared plan's clusters, not the launched plan's
+    const FewTilesPlan compared =
+        plan_few_tiles_compared(shape.m, shape.n, shape.k, clusters, quad_clusters, memory);
     line << rounds_rule << ", or " << percent(kPingPongMargin - 1) << " ahead with 15's rounds on "
-         << estimate.few_tiles_plan.schedule.workers << " of " << estimate.few_tiles_plan.resident_clusters
-         << " clusters" << clause_width;
+         << compared.schedule.workers << " of " << compared.resident_clusters << " clusters" << clause_width;
+  }
   else
     line << rounds_rule;
   if (estimate.k_aligned && estimate.pingpong_transposed)

@@ -123,8 +123,13 @@ TEST(PingPongChoice, IdleClauseWhereKernelFifteensRoundsLeaveClustersIdle) {
   const PingPongEstimate idle = estimate_pingpong(2048, 4800, 1600, kClusters);
   EXPECT_FALSE(idle.few_tiles);
   EXPECT_FALSE(idle.split_last_round);
-  EXPECT_EQ(idle.few_tiles_plan.cluster_tiles, 152);
-  EXPECT_EQ(idle.few_tiles_plan.schedule.workers, 51);
+  const FewTilesPlan idle_pick = plan_few_tiles_compared(2048, 4800, 1600, kClusters);
+  EXPECT_EQ(idle_pick.cluster_tiles, 152);
+  EXPECT_EQ(idle_pick.schedule.workers, 51);
+  // Kernel 15 would launch 128 × 208 tiles there (4800 / 208 = 23.1 → 24 columns, 192 cluster tiles in 3 rounds on
+  // 64 clusters: with_wide_fitted_rounds); the clause weighs the pick, whose rounds were measured against kernel 14.
+  EXPECT_EQ(idle.few_tiles_plan.block_n, 208);
+  EXPECT_EQ(idle.few_tiles_plan.cluster_tiles, 192);
   EXPECT_TRUE(idle.idle_clusters);
   EXPECT_TRUE(idle.idle_clause);
   EXPECT_NEAR(idle.cooperative_cycles, 304 * 25 * 1024.0 / 132 + 3 * 3300, 1e-6);
@@ -152,7 +157,7 @@ TEST(PingPongChoice, IdleClauseWhereKernelFifteensRoundsLeaveClustersIdle) {
   // more than 0.95 of them: no idle clause, kernel 15.
   for (const auto& [m, n, k] : {std::array{1024, 28672, 4096}, std::array{4096, 8192, 4096}}) {
     const PingPongEstimate busy = estimate_pingpong(m, n, k, kClusters);
-    EXPECT_EQ(busy.few_tiles_plan.schedule.workers, 64) << m << "x" << n << "x" << k;
+    EXPECT_EQ(plan_few_tiles_compared(m, n, k, kClusters).schedule.workers, 64) << m << "x" << n << "x" << k;
     EXPECT_FALSE(busy.idle_clusters) << m << "x" << n << "x" << k;
     EXPECT_FALSE(busy.pingpong) << m << "x" << n << "x" << k;
   }

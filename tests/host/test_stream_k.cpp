@@ -1118,6 +1118,59 @@ TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
   EXPECT_EQ(with_wide_fitted_width(base, 1500, 2304, 2048, kH200Memory).block_n, 224);
 }
 
+// 128-row wide fitted widths in whole rounds (with_wide_fitted_rounds): where the launched plan is two rounds or more
+// of whole 128 × 256 tiles in 2 × 1 clusters on the lines, from two cluster rows, the width of 208, 224 or 240 whose
+// rounds times width is least replaces it, where that is at most 0.90 of the pick's rounds times 256, in ⌈T / r⌉
+// clusters. The counts by hand, on 66 clusters: 1196 tokens are 10 tile rows, 5 cluster rows; 8296 / 256 = 32.4 → 33
+// columns (165 cluster tiles, 3 rounds: 768 column-rounds, 0.90 of them 691.2), / 208 = 39.9 → 40 (200, 4 rounds: 832),
+// / 224 = 37.04 → 38 (190, 3 rounds: 672), / 240 = 34.6 → 35 (175, 3 rounds: 720). 2048 tokens are 8 cluster rows;
+// 4800 / 256 = 18.75 → 19 (152, 3 rounds: 768), / 208 = 23.1 → 24 (192, 3 rounds: 624), / 224 → 22 (176, 3: 672).
+TEST(FewTiles, WideFittedWidthsInWholeRoundsWhereTheLastRoundLeavesClustersIdle) {
+  struct Case {
+    int m, n, k, pick_tiles, pick_workers, block_n, cluster_tiles, workers;
+  };
+  const Case cases[] = {{1196, 8296, 3520, 165, 55, 224, 190, 64}, {2048, 4800, 1600, 152, 51, 208, 192, 64}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
+    const FewTilesPlan pick = plan_few_tiles_compared(c.m, c.n, c.k, 66, 0, kH200Memory);
+    EXPECT_EQ(pick.block_m, 128);
+    EXPECT_EQ(pick.block_n, 256);
+    EXPECT_EQ(pick.cluster_tiles, c.pick_tiles);
+    EXPECT_EQ(pick.schedule.workers, c.pick_workers);
+    EXPECT_FALSE(pick.schedule.splits());
+    const FewTilesPlan plan = plan_few_tiles_or_transposed(c.m, c.n, c.k, 66, 0, kH200Memory);
+    EXPECT_EQ(plan.block_m, 128);
+    EXPECT_EQ(plan.block_n, c.block_n);
+    EXPECT_EQ(plan.cluster_m, 2);
+    EXPECT_EQ(plan.cluster_n, 1);
+    EXPECT_EQ(plan.cluster_tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.schedule.tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.schedule.whole_tiles, c.cluster_tiles);
+    EXPECT_EQ(plan.schedule.workers, c.workers);
+    EXPECT_EQ(plan.k_blocks, pick.k_blocks);
+    EXPECT_DOUBLE_EQ(plan.cycles, pick.cycles);  // kernel 16 weighs the pick
+    check_schedule(plan.schedule);
+  }
+  // Not where the best width saves under 10 %: 4096 × 8192 × 8192 (16 cluster rows; 32 columns of 256, 512 cluster
+  // tiles in 8 rounds: 2048; 224 → 37 columns, 592 in 9 rounds: 2016, 0.984 of them).
+  EXPECT_EQ(plan_few_tiles_compared(4096, 8192, 8192, 66, 0, kH200Memory).cluster_tiles, 512);
+  EXPECT_EQ(plan_few_tiles_or_transposed(4096, 8192, 8192, 66, 0, kH200Memory).block_n, 256);
+  // Nor in one cluster row: 256 × 28672 × 4096 (112 columns of 256 in 2 rounds: 512; 224 → 128 in 2: 448, 0.875).
+  EXPECT_EQ(plan_few_tiles_compared(256, 28672, 4096, 66, 0, kH200Memory).cluster_tiles, 112);
+  EXPECT_EQ(plan_few_tiles_or_transposed(256, 28672, 4096, 66, 0, kH200Memory).block_n, 256);
+  // Nor off the lines (K = 3528), nor where the pick splits its last round, nor for Cᵀ.
+  const FewTilesPlan base = plan_few_tiles_compared(1196, 8296, 3520, 66, 0, kH200Memory);
+  EXPECT_EQ(with_wide_fitted_rounds(base, 1196, 8296, 3520).block_n, 224);
+  EXPECT_EQ(with_wide_fitted_rounds(base, 1196, 8296, 3528).block_n, 256);
+  FewTilesPlan split = base;
+  split.schedule = {base.cluster_tiles, base.k_blocks, 66, 132};  // 2 whole rounds, the last 33 tiles split
+  EXPECT_TRUE(split.schedule.splits());
+  EXPECT_EQ(with_wide_fitted_rounds(split, 1196, 8296, 3520).block_n, 256);
+  FewTilesPlan transposed = base;
+  transposed.transposed = true;
+  EXPECT_EQ(with_wide_fitted_rounds(transposed, 1196, 8296, 3520).block_n, 256);
+}
+
 // Wide tiles in whole rounds (with_wide_rounds): where the compared plan splits along K and M has 1024 tokens or more,
 // 128 × 320 tiles in 2 × 1 clusters replace it where they make at most two rounds, fewer than the pick's (its split
 // round counted), the last on at least 0.85 of the 66 clusters (56.1), on ⌈T / r⌉ clusters; the pick's cycles stay.
@@ -1335,7 +1388,7 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
                                                  {128, 240}};
   std::mt19937 draw(20261205);
   std::uniform_int_distribution<int> tokens(1, 2300), eighths(1, 30000 / 8);
-  int transposed = 0, quads = 0, splits = 0, fitted = 0, wide = 0, wide_fitted = 0;
+  int transposed = 0, quads = 0, splits = 0, fitted = 0, wide = 0, wide_fitted = 0, wide_fitted_rounds = 0;
   const auto check = [&](int m, int n, int k) {
     for (const bool with_memory : {true, false}) {
       SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << (with_memory ? ", H200" : ", clusters alone"));
@@ -1368,13 +1421,19 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
         EXPECT_GE(m, kWideRoundsMinTokens);
       }
       const bool wide_fitted_plan = plan.block_n > 192 && plan.block_n < 256;  // 208, 224 or 240 columns
-      if (wide_fitted_plan) {  // wide fitted widths: for C, 2 × 1, one round of whole tiles
+      if (wide_fitted_plan) {  // wide fitted widths: for C, 2 × 1, whole tiles
         EXPECT_FALSE(plan.transposed);
         EXPECT_EQ(plan.cluster_m, 2);
         EXPECT_EQ(plan.cluster_n, 1);
         EXPECT_FALSE(plan.schedule.splits());
-        EXPECT_LE(plan.cluster_tiles, plan.resident_clusters);
-        EXPECT_GT(m, 640);  // six tile rows or more
+        if (plan.cluster_tiles <= plan.resident_clusters) {  // one round: six tile rows or more
+          EXPECT_GT(m, 640);
+        } else {  // whole rounds on the lines, as few clusters as the rounds need
+          EXPECT_FALSE(rows_off_lines(k));
+          const int rounds = ceil_div(plan.cluster_tiles, plan.resident_clusters);
+          EXPECT_EQ(plan.schedule.workers, ceil_div(plan.cluster_tiles, rounds));
+          ++wide_fitted_rounds;
+        }
       }
       const int rows = plan.transposed ? n : m, columns = plan.transposed ? m : n;
       EXPECT_EQ(plan.cluster_tiles, ceil_div(ceil_div(rows, plan.block_m), plan.cluster_m) *
@@ -1404,6 +1463,13 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
     const int m = many_tokens(draw), n = 64 * columns64(draw), k = 64 * depth64(draw);
     check(m, n, k);
   }
+  // Shapes of many tiles on the lines (257-4096 tokens, N up to 16384), where the wide fitted widths in whole rounds
+  // occur.
+  std::uniform_int_distribution<int> rounds_tokens(257, 4096), wide_columns64(32, 16384 / 64), rounds_depth64(16, 8192 / 64);
+  for (int shape = 0; shape < 200; ++shape) {
+    const int m = rounds_tokens(draw), n = 64 * wide_columns64(draw), k = 64 * rounds_depth64(draw);
+    check(m, n, k);
+  }
   // The draw reaches each kind of plan, so the checks above are not of one kind only.
   EXPECT_GT(transposed, 0);
   EXPECT_GT(quads, 0);
@@ -1411,6 +1477,7 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
   EXPECT_GT(fitted, 0);
   EXPECT_GT(wide, 0);
   EXPECT_GT(wide_fitted, 0);
+  EXPECT_GT(wide_fitted_rounds, 0);
 }
 
 }  // namespace
