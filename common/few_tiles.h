@@ -684,7 +684,8 @@ __host__ __device__ constexpr FewTilesPlan plan_few_tiles_compared(int m, int n,
 
 // What kernel 15 launches for a compared plan: the measured replacements above, 128-row wide fitted widths where the
 // pick is one round of whole 128 × 256 tiles (with_wide_fitted_width), 128 × 320 tiles in whole rounds where it splits
-// (with_wide_rounds); kernel 16 weighs the compared plan and launches this.
+// (with_wide_rounds), 128-row wide fitted widths where it is whole rounds of 128 × 256 tiles that leave clusters idle
+// (with_wide_fitted_rounds); kernel 16 weighs the compared plan and launches this.
 __host__ __device__ constexpr FewTilesPlan launched_few_tiles_plan(const FewTilesPlan& compared, int m, int n, int k,
                                                                    FewTilesMemory memory) {
   return with_wide_fitted_rounds(with_wide_rounds(with_wide_fitted_width(compared, m, n, k, memory), m, n), m, n, k);

@@ -129,8 +129,9 @@ struct Tiling {
   // 6 × 32 KB, 7 × 28 KB (128 × 96), 8 × 24 KB (64 × 128).
   static constexpr int kStages = 200 * 1024 / (kTileBytesA + kTileBytesB);
   static constexpr int kAccumulators = kBlockN / 2;  // a consumer thread's share of its 64 × kBlockN
-  // The wide fitted widths run one round of whole tiles only (common/few_tiles.h, with_wide_fitted_width), and their
-  // instances leave the partial sums' code out: with it, ptxas spills a register at 208-240 columns.
+  // The wide fitted widths run whole tiles only, in one round or in whole rounds (common/few_tiles.h,
+  // with_wide_fitted_width and with_wide_fitted_rounds), and their instances leave the partial sums' code out: with
+  // it, ptxas spills a register at 208-240 columns.
   static constexpr bool kSplitsAlongK = !is_wide_fitted_width(kBlockN);
   // The epilogue's staging: the whole 64-column boxes of a consumer's 64 × kBlockN tile go out in kStoreRounds rounds
   // of kStoreBoxes boxes of 64 × 64 (two rounds of two boxes or one; 192 columns in three of one, 320 in five, 64 in
