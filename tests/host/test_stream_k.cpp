@@ -1124,12 +1124,19 @@ TEST(FewTiles, WideFittedWidthsWhereOneRoundOfWideTilesLeavesClustersIdle) {
 // clusters. The counts by hand, on 66 clusters: 1196 tokens are 10 tile rows, 5 cluster rows; 8296 / 256 = 32.4 → 33
 // columns (165 cluster tiles, 3 rounds: 768 column-rounds, 0.90 of them 691.2), / 208 = 39.9 → 40 (200, 4 rounds: 832),
 // / 224 = 37.04 → 38 (190, 3 rounds: 672), / 240 = 34.6 → 35 (175, 3 rounds: 720). 2048 tokens are 8 cluster rows;
-// 4800 / 256 = 18.75 → 19 (152, 3 rounds: 768), / 208 = 23.1 → 24 (192, 3 rounds: 624), / 224 → 22 (176, 3: 672).
+// 4800 / 256 = 18.75 → 19 (152, 3 rounds: 768), / 208 = 23.1 → 24 (192, 3 rounds: 624), / 224 → 22 (176, 3: 672). 712
+// tokens are 6 tile rows, 3 cluster rows; 18136 / 256 = 70.8 → 71 (213, 4 rounds: 1024, 0.90 of them 921.6), / 208 =
+// 87.2 → 88 (264, 4 rounds: 832), / 224 = 80.96 → 81 (243, 4 rounds: 896). The GPU tests
+// (wide_fitted_rounds_kernels_15_16, tests/CMakeLists.txt) run these widths at 1196 × 8296 × 3520, 712 × 18136 × 1856
+// and 2040 × 4792 × 1600 (as 2048 × 4800, but M and N ragged).
 TEST(FewTiles, WideFittedWidthsInWholeRoundsWhereTheLastRoundLeavesClustersIdle) {
   struct Case {
     int m, n, k, pick_tiles, pick_workers, block_n, cluster_tiles, workers;
   };
-  const Case cases[] = {{1196, 8296, 3520, 165, 55, 224, 190, 64}, {2048, 4800, 1600, 152, 51, 208, 192, 64}};
+  const Case cases[] = {{1196, 8296, 3520, 165, 55, 224, 190, 64},
+                        {2048, 4800, 1600, 152, 51, 208, 192, 64},
+                        {2040, 4792, 1600, 152, 51, 208, 192, 64},
+                        {712, 18136, 1856, 213, 54, 208, 264, 66}};
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k);
     const FewTilesPlan pick = plan_few_tiles_compared(c.m, c.n, c.k, 66, 0, kH200Memory);
@@ -1428,8 +1435,9 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
         EXPECT_FALSE(plan.schedule.splits());
         if (plan.cluster_tiles <= plan.resident_clusters) {  // one round: six tile rows or more
           EXPECT_GT(m, 640);
-        } else {  // whole rounds on the lines, as few clusters as the rounds need
+        } else {  // whole rounds on the lines from two cluster rows, as few clusters as the rounds need
           EXPECT_FALSE(rows_off_lines(k));
+          EXPECT_GT(m, 256);
           const int rounds = ceil_div(plan.cluster_tiles, plan.resident_clusters);
           EXPECT_EQ(plan.schedule.workers, ceil_div(plan.cluster_tiles, rounds));
           ++wide_fitted_rounds;
@@ -1465,7 +1473,8 @@ TEST(FewTiles, PlansForShapesDrawnAtRandomAreLaunchable) {
   }
   // Shapes of many tiles on the lines (257-4096 tokens, N up to 16384), where the wide fitted widths in whole rounds
   // occur.
-  std::uniform_int_distribution<int> rounds_tokens(257, 4096), wide_columns64(32, 16384 / 64), rounds_depth64(16, 8192 / 64);
+  std::uniform_int_distribution<int> rounds_tokens(257, 4096), wide_columns64(32, 16384 / 64),
+      rounds_depth64(16, 8192 / 64);
   for (int shape = 0; shape < 200; ++shape) {
     const int m = rounds_tokens(draw), n = 64 * wide_columns64(draw), k = 64 * rounds_depth64(draw);
     check(m, n, k);
